@@ -1,0 +1,70 @@
+/// A byte buffer for keys and passwords that is wiped when it is released.
+///
+/// Swift's `[UInt8]` and `String` may be copied freely by the runtime and are
+/// never wiped; secrets that this package owns live here instead, in one
+/// heap allocation that is cleansed (`OPENSSL_cleanse`) in `deinit`.
+public final class SecretBytes: @unchecked Sendable {
+    // Immutable after init, so sharing across threads is safe.
+    private let storage: UnsafeMutableRawBufferPointer
+
+    /// Copies `bytes` into a new wiped-on-release buffer.
+    public init<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        storage = .allocate(byteCount: Swift.max(bytes.count, 1), alignment: 16)
+        _ = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bytes.count]).initializeMemory(as: UInt8.self, from: bytes)
+        count = bytes.count
+    }
+
+    /// The UTF-8 bytes of `string`.
+    public convenience init(utf8 string: String) {
+        var copy = string
+        let bytes = copy.withUTF8 { Array($0) }
+        self.init(bytes)
+    }
+
+    /// Fills a new buffer of `count` bytes through `body`.
+    public init(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        storage = .allocate(byteCount: Swift.max(count, 1), alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        self.count = count
+        do {
+            try body(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+        } catch {
+            Crypto.cleanse(storage)
+            storage.deallocate()
+            throw error
+        }
+    }
+
+    /// The number of bytes.
+    public let count: Int
+
+    deinit {
+        Crypto.cleanse(storage)
+        storage.deallocate()
+    }
+
+    /// Gives `body` read access to the bytes.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
+    }
+
+    /// A new buffer holding bytes `range` of this one.
+    public func slice(_ range: Range<Int>) -> SecretBytes {
+        withUnsafeBytes { SecretBytes($0[range]) }
+    }
+
+    /// Compares two secrets in constant time (for a given length).
+    public func isEqual(to other: SecretBytes) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBytes { a in other.withUnsafeBytes { b in Crypto.constantTimeEqual(a, b) } }
+    }
+
+    /// The bytes as a String when they are valid UTF-8 (for validators that count characters).
+    /// The returned String is an unwiped copy: keep its lifetime short.
+    public func decodedUTF8() -> String? {
+        withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return String(validating: bytes, as: UTF8.self)
+        }
+    }
+}

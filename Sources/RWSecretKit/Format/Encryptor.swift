@@ -1,0 +1,68 @@
+/// Encrypts one RNCryptor v3 message fed in pieces, in bounded memory.
+///
+/// The first `update(_:)` output starts with the header; `finalize()` returns
+/// the last block and the HMAC. Salts and IV come from OpenSSL's `RAND_bytes`.
+public final class Encryptor {
+    private let header: MessageHeader
+    private let authenticator: Authenticator
+    private let cipher: Cipher
+    private var headerWritten = false
+
+    /// A password-based (options 1) encryptor with fresh random salts and IV.
+    public convenience init(password: SecretBytes) {
+        self.init(password: password,
+                  encryptionSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
+                  hmacSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
+                  iv: Crypto.randomBytes(count: Crypto.blockSize))
+    }
+
+    /// A password-based encryptor with the given salts and IV.
+    ///
+    /// - Warning: For reproducing test vectors only. Reusing salts or IV leaks information.
+    public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8]) {
+        let derived = KeyDerivation.keys([(password, encryptionSalt), (password, hmacSalt)])
+        self.header = MessageHeader(salts: (encryptionSalt, hmacSalt), iv: iv)
+        authenticator = Authenticator(key: derived[1])
+        cipher = Cipher(.encrypt, key: derived[0], iv: iv)
+    }
+
+    /// A key-based (options 0) encryptor with a fresh random IV.
+    public convenience init(keys: MessageKeys) {
+        self.init(keys: keys, iv: Crypto.randomBytes(count: Crypto.blockSize))
+    }
+
+    /// A key-based encryptor with the given IV.
+    ///
+    /// - Warning: For reproducing test vectors only.
+    public init(keys: MessageKeys, iv: [UInt8]) {
+        header = MessageHeader(salts: nil, iv: iv)
+        authenticator = Authenticator(key: keys.hmacKey)
+        cipher = Cipher(.encrypt, key: keys.encryptionKey, iv: iv)
+    }
+
+    /// Encrypts the next plaintext bytes; returns the next message bytes.
+    public func update(_ plaintext: some ContiguousBytes) -> [UInt8] {
+        var out = takeHeader()
+        let start = out.count
+        plaintext.withUnsafeBytes { cipher.update($0, into: &out) }
+        out[start...].withUnsafeBytes { authenticator.update($0) }
+        return out
+    }
+
+    /// Ends the message: the last ciphertext block and the HMAC.
+    public func finalize() -> [UInt8] {
+        var out = takeHeader()
+        let start = out.count
+        _ = cipher.finalize(into: &out)
+        out[start...].withUnsafeBytes { authenticator.update($0) }
+        return out + authenticator.finalize()
+    }
+
+    private func takeHeader() -> [UInt8] {
+        guard !headerWritten else { return [] }
+        headerWritten = true
+        let bytes = header.bytes
+        authenticator.update(bytes)
+        return bytes
+    }
+}

@@ -1,0 +1,20 @@
+/// The two 32-byte keys of a key-based message: AES-256 encryption key and HMAC-SHA256 key.
+public struct MessageKeys: Sendable {
+    /// The AES-256 key.
+    public let encryptionKey: SecretBytes
+    /// The HMAC-SHA256 key.
+    public let hmacKey: SecretBytes
+
+    /// Keys of exactly 32 bytes each.
+    public init(encryptionKey: SecretBytes, hmacKey: SecretBytes) {
+        precondition(encryptionKey.count == Crypto.keySize && hmacKey.count == Crypto.keySize, "RNCryptor keys are 32 bytes")
+        self.encryptionKey = encryptionKey
+        self.hmacKey = hmacKey
+    }
+
+    /// 64 bytes: the encryption key then the HMAC key.
+    public init?(concatenated bytes: SecretBytes) {
+        guard bytes.count == 2 * Crypto.keySize else { return nil }
+        self.init(encryptionKey: bytes.slice(0..<32), hmacKey: bytes.slice(32..<64))
+    }
+}

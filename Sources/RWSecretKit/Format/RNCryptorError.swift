@@ -1,0 +1,34 @@
+/// Why a message could not be decrypted.
+public enum RNCryptorError: Error, Equatable, Sendable {
+    /// Fewer bytes than the header, one 16-byte block and the 32-byte HMAC.
+    case tooShort
+    /// The ciphertext is not a whole number of 16-byte blocks.
+    case badLength
+    /// The first byte is not a known format version (or this is not an RNCryptor message at all).
+    case unknownVersion(UInt8)
+    /// The options byte is not one the version defines.
+    case unknownOptions(UInt8)
+    /// A key-based message was given a password: it needs the encryption and HMAC keys.
+    case keyBasedMessage
+    /// A password-based message was given keys: it needs a password.
+    case passwordBasedMessage
+    /// The HMAC does not match: a wrong password or key, or a corrupted message.
+    case hmacMismatch
+    /// The HMAC matched but the PKCS#7 padding is invalid.
+    case badPadding
+}
+
+extension RNCryptorError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .tooShort: "too short"
+        case .badLength: "bad length"
+        case .unknownVersion(let v): "unknown version \(v)"
+        case .unknownOptions(let o): "unknown options \(o)"
+        case .keyBasedMessage: "key-based message needs a key"
+        case .passwordBasedMessage: "password-based message needs a password"
+        case .hmacMismatch: "HMAC mismatch (wrong password or key, or corrupted message)"
+        case .badPadding: "bad padding"
+        }
+    }
+}

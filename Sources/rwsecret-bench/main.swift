@@ -1,0 +1,1 @@
+print("rwsecret-bench: not yet")

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Buffered writing to a file descriptor, with explicit flushes (stdout is flushed per message).
+final class Output: @unchecked Sendable {
+    // Used from the main thread only (results are written in order there).
+    static let standardOutput = Output(fd: STDOUT_FILENO)
+    static let standardError = Output(fd: STDERR_FILENO, unbuffered: true)
+
+    let fd: Int32
+    private let unbuffered: Bool
+    private var buffer: [UInt8] = []
+    /// Set when a write failed; `brokenPipe` when the reader went away.
+    private(set) var failed = false
+    private(set) var brokenPipe = false
+
+    init(fd: Int32, unbuffered: Bool = false) {
+        self.fd = fd
+        self.unbuffered = unbuffered
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func write(_ string: String) {
+        buffer.append(contentsOf: string.utf8)
+        if unbuffered || buffer.count >= 1 << 16 { flush() }
+    }
+
+    func write(bytes: some Collection<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if unbuffered || buffer.count >= 1 << 16 { flush() }
+    }
+
+    func line(_ string: String) { write(string + "\n") }
+
+    /// Writes out everything buffered. A closed pipe is remembered, not fatal.
+    func flush() {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !failed, !buffer.isEmpty else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failed = true
+                brokenPipe = errno == EPIPE
+                return
+            }
+            offset += n
+        }
+    }
+
+    /// Wipes the buffer (after secrets or plaintext went through it).
+    func wipe() {
+        buffer.withUnsafeMutableBytes { Crypto_cleanse($0) }
+    }
+}
+
+import RWSecretKit
+private func Crypto_cleanse(_ buffer: UnsafeMutableRawBufferPointer) { Crypto.cleanse(buffer) }

@@ -1,0 +1,56 @@
+import ArgumentParser
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct RWSecret: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rwsecret",
+        abstract: "Decrypt RNCryptor messages with the passwords kept in your keyring.",
+        discussion: """
+            Passwords live in the Secret Service keyring (--store keyring) or in an \
+            encrypted vault file (--store file); `auto` picks the keyring when one is \
+            running. No option ever takes a password on the command line.
+            """,
+        version: RWSecretKit.version,
+        subcommands: [Decrypt.self, Encrypt.self, Password.self, Status.self]
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    /// `rwsecret` alone is bad usage: usage on stderr, exit 64.
+    func run() throws {
+        Output.standardError.write(Self.helpMessage())
+        throw ExitCode(ExitStatus.usage.rawValue)
+    }
+
+    /// Parses, runs, and maps every error to one `rwsecret: ` line and the spec's exit status.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Output.standardOutput.flush()
+            Glibc.exit(ExitStatus.success.rawValue)
+        } catch let failure as CommandFailure {
+            Output.standardOutput.flush()
+            if !failure.message.isEmpty { Output.standardError.line("rwsecret: \(failure.message)") }
+            Glibc.exit(failure.status.rawValue)
+        } catch {
+            Output.standardOutput.flush()
+            let code = exitCode(for: error)
+            if code == ExitCode.success || code.rawValue == ExitStatus.usage.rawValue && !(error is ExitCode) {
+                // Help, version, and argument-parser usage errors print as the parser formats them.
+                let message = fullMessage(for: error)
+                if code == .success {
+                    if !message.isEmpty { Output.standardOutput.line(message); Output.standardOutput.flush() }
+                } else {
+                    let trimmed = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+                    Output.standardError.line("rwsecret: " + trimmed)
+                }
+            }
+            Glibc.exit(code == .success ? 0 : (code.rawValue == 1 ? ExitStatus.usage.rawValue : code.rawValue))
+        }
+    }
+}
