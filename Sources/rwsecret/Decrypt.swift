@@ -1,11 +1,87 @@
 import ArgumentParser
 import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension RWSecret {
     struct Decrypt: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").")
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").",
+            discussion: """
+                Tries the stored passwords, then the passwords given for this run, until one \
+                opens each message; the password that opened the last message goes first. \
+                Plaintexts go to stdout in input order; failures to stderr as FILE:LINE: REASON.
+                """
+        )
+
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Files of messages.") var files: [String] = []
-        func run() throws { throw CommandFailure(.usage, "decrypt: not built yet") }
+        @ParentCommand var root: RWSecret
+
+        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"))
+        var files: [String] = []
+
+        @Flag(help: "Write one JSON object per message instead of plaintexts.")
+        var json = false
+
+        @Flag(help: "Read one raw (not base64) message of any size from FILE or stdin.")
+        var binary = false
+
+        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"))
+        var output: String?
+
+        @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
+        var keyFile: String?
+
+        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line (repeatable).", valueName: "file"))
+        var passwordFile: [String] = []
+
+        @Flag(help: "Also try a password asked once, without echo.")
+        var askPassword = false
+
+        @Flag(help: "Use only the passwords given for this run; never open a store.")
+        var noStore = false
+
+        @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: the number of online CPUs).", valueName: "n"))
+        var jobs: Int?
+
+        func validate() throws {
+            if noStore && (global.store != nil || global.vault != nil) {
+                throw ValidationError("--no-store cannot be combined with --store or --vault")
+            }
+            if json && binary { throw ValidationError("--json cannot be combined with --binary") }
+            if output != nil && !binary { throw ValidationError("-o needs --binary") }
+            if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
+            if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        }
+
+        func run() throws {
+            let global = try self.global.merged(with: root.global)
+            if noStore && (global.store != nil || global.vault != nil) {
+                throw ValidationError("--no-store cannot be combined with --store or --vault")
+            }
+            // What was given for the run, checked before anything is read or opened.
+            var runOnly: [ChainPassword] = []
+            for path in passwordFile { runOnly += try RunPasswords.load(file: path) }
+            if askPassword { runOnly.append(ChainPassword(name: "prompt", secret: try Terminal.readRunPassword())) }
+            if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
+            let keys = try keyFile.map(KeyFile.load)
+
+            let client = PasswordClient(runOnly: runOnly) {
+                if noStore {
+                    global.verboseLine("store: none (--no-store)")
+                    return nil
+                }
+                return try global.openStore()
+            }
+            let session = DecryptSession(client: client, keys: keys, json: json, global: global,
+                                         jobs: jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            if binary {
+                let status = try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
+                throw CommandFailure.silent(status)
+            }
+            let status = try session.run(files: files.isEmpty ? ["-"] : files)
+            throw CommandFailure.silent(status)
+        }
     }
 }

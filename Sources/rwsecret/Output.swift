@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import RWSecretKit
 
 /// Buffered writing to a file descriptor, with explicit flushes (stdout is flushed per message).
 final class Output: @unchecked Sendable {
@@ -35,7 +36,8 @@ final class Output: @unchecked Sendable {
 
     /// Writes out everything buffered. A closed pipe is remembered, not fatal.
     func flush() {
-        defer { buffer.removeAll(keepingCapacity: true) }
+        // Plaintexts pass through this buffer: wipe it, not just forget it.
+        defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
         var offset = 0
         while offset < buffer.count {
@@ -50,11 +52,7 @@ final class Output: @unchecked Sendable {
         }
     }
 
-    /// Wipes the buffer (after secrets or plaintext went through it).
-    func wipe() {
-        buffer.withUnsafeMutableBytes { Crypto_cleanse($0) }
+    private func wipe() {
+        buffer.withUnsafeMutableBytes { Crypto.cleanse($0) }
     }
 }
-
-import RWSecretKit
-private func Crypto_cleanse(_ buffer: UnsafeMutableRawBufferPointer) { Crypto.cleanse(buffer) }

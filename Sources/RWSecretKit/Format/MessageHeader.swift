@@ -30,6 +30,8 @@ public struct MessageHeader: Sendable, Equatable {
     }
 
     static let saltSize = 8
+    /// The longest header (password-based).
+    public static let maximumLength = 34
     static func length(passwordBased: Bool) -> Int { 2 + (passwordBased ? 2 * saltSize : 0) + Crypto.blockSize }
 
     /// A v3 header (the only version written).

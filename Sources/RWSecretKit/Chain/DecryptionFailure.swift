@@ -1,0 +1,31 @@
+/// Why a message did not decrypt, in the words the command line prints.
+public enum DecryptionFailure: Error, Sendable, Equatable {
+    /// The input line is longer than rwsecret reads (1 MiB).
+    case lineTooLong
+    /// The line is not base64 (standard or URL-safe, padded or not).
+    case badBase64
+    /// A structural problem found before any password was tried.
+    case format(RNCryptorError)
+    /// A key-based message and no key was given.
+    case needsKey
+    /// The key given did not open this key-based message.
+    case keyDidNotOpen
+    /// The HMAC verified but the padding is broken.
+    case badPadding
+    /// No password in the chain opened it; `tried` passwords were tried.
+    case noPasswordOpened(tried: Int)
+}
+
+extension DecryptionFailure: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .lineTooLong: "line too long"
+        case .badBase64: "bad base64"
+        case .format(let error): error.description
+        case .needsKey: "key-based message needs --key-file"
+        case .keyDidNotOpen: "the key did not open it"
+        case .badPadding: "bad padding"
+        case .noPasswordOpened(let tried): "no password opened it (tried \(tried))"
+        }
+    }
+}

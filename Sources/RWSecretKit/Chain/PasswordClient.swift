@@ -1,0 +1,83 @@
+/// The client of the chain: holds only its head, and keeps it in step with the store.
+///
+/// The chain is: stored passwords in stored order, then the run-only passwords
+/// (a run-only password equal to an earlier one is dropped), except that the
+/// password that opened the most recently finished message goes first. The
+/// client observes the store (Observer) and rebuilds the chain after every
+/// change; the store itself is opened only when the first message needs it.
+public final class PasswordClient: PasswordStoreObserver {
+    /// Opens the store on first use; returns nil when there is no store (`--no-store`).
+    public typealias StoreOpener = () throws -> (any PasswordStore)?
+
+    private let openStore: StoreOpener
+    private var store: (any PasswordStore)?
+    private var storeOpened = false
+    private let runOnly: [ChainPassword]
+    private var head: DecryptionHandler?
+    private var chainIsCurrent = false
+    private var preferredName: String?
+
+    /// Facts about the chain as last built, for `--verbose` (counts only, never secrets).
+    public private(set) var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) = (0, 0, 0)
+
+    /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords.
+    /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
+    public init(runOnly: [ChainPassword], openStore: @escaping StoreOpener) {
+        self.runOnly = runOnly
+        self.openStore = openStore
+    }
+
+    deinit { store?.removeObserver(self) }
+
+    /// The head of the chain as it is now (nil when there is no password at all).
+    ///
+    /// Handlers are immutable once built, so the returned chain may be used from
+    /// other threads while the client builds a new one.
+    public func chainHead() throws -> DecryptionHandler? {
+        if !storeOpened {
+            store = try openStore()
+            storeOpened = true
+            store?.addObserver(self)
+        }
+        if !chainIsCurrent { try rebuild() }
+        return head
+    }
+
+    /// Runs `message` through the chain and moves the password that opened it to the front.
+    public func decrypt(_ message: Message) throws -> Result<Decrypted, DecryptionFailure> {
+        guard let head = try chainHead() else { return .failure(.noPasswordOpened(tried: 0)) }
+        let result = head.handle(message)
+        if case .success(let decrypted) = result { messageFinished(openedBy: decrypted.password) }
+        return result
+    }
+
+    /// Records that a message finished, opened by `password`: it goes first from now on.
+    public func messageFinished(openedBy password: ChainPassword) {
+        guard preferredName != password.name else { return }
+        preferredName = password.name
+        chainIsCurrent = false
+    }
+
+    public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+        chainIsCurrent = false
+    }
+
+    private func rebuild() throws(StoreError) {
+        let stored = try store?.passwords().map { ChainPassword(name: $0.label, secret: $0.secret) } ?? []
+        var passwords = stored
+        var dropped = 0
+        for candidate in runOnly {
+            if passwords.contains(where: { $0.secret.isEqual(to: candidate.secret) }) {
+                dropped += 1
+            } else {
+                passwords.append(candidate)
+            }
+        }
+        if let preferredName, let index = passwords.firstIndex(where: { $0.name == preferredName }) {
+            passwords.insert(passwords.remove(at: index), at: 0)
+        }
+        head = passwords.reversed().reduce(nil) { next, password in DecryptionHandler(password: password, next: next) }
+        lastBuild = (stored.count, passwords.count - stored.count, dropped)
+        chainIsCurrent = true
+    }
+}

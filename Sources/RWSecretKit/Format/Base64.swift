@@ -1,0 +1,59 @@
+/// Base64 as rwsecret reads and writes it, without Foundation.
+public enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// 255 marks a byte that is not in the (lenient) alphabet.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        table[Int(UInt8(ascii: "-"))] = 62  // URL-safe alphabet
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
+
+    /// Standard base64 with `=` padding.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var iterator = bytes.makeIterator()
+        while let b0 = iterator.next() {
+            let b1 = iterator.next(), b2 = iterator.next()
+            out.append(alphabet[Int(b0 >> 2)])
+            out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
+            out.append(b1.map { alphabet[Int(($0 & 0x0f) << 2 | (b2 ?? 0) >> 6)] } ?? UInt8(ascii: "="))
+            out.append(b2.map { alphabet[Int($0 & 0x3f)] } ?? UInt8(ascii: "="))
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes standard or URL-safe base64, with or without `=` padding.
+    ///
+    /// Returns nil for anything else: a byte outside both alphabets, padding
+    /// anywhere but at the end, more than two `=`, or a length no base64 text can have.
+    public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? {
+        var padding = 0
+        for c in text.reversed() {
+            guard c == UInt8(ascii: "=") else { break }
+            padding += 1
+        }
+        guard padding <= 2 else { return nil }
+        let significant = text.count - padding
+        guard significant % 4 != 1 else { return nil }
+        if padding > 0 && (significant + padding) % 4 != 0 { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(significant * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for c in text.prefix(significant) {
+            let value = values[Int(c)]
+            guard value != 255 else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file (or stdin) opened for reading, closed when released.
+final class InputFile {
+    /// The name as the user gave it (`-` for stdin).
+    let name: String
+    let fd: Int32
+    private let owned: Bool
+
+    /// Opens `name` (`-` is stdin). A directory is refused with EISDIR.
+    init(_ name: String) throws(SystemError) {
+        self.name = name
+        if name == "-" {
+            fd = STDIN_FILENO
+            owned = false
+            return
+        }
+        fd = try retryingOnInterrupt { open(name, O_RDONLY | O_CLOEXEC) }
+        owned = true
+        var info = stat()
+        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw SystemError(code: EISDIR)
+        }
+    }
+
+    deinit { if owned { close(fd) } }
+
+    /// Reads up to `count` bytes into `buffer`; 0 at end of file.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(SystemError) -> Int {
+        try retryingOnInterrupt { Glibc.read(fd, buffer, count) }
+    }
+
+    /// Whether the input is a regular file (so it can be read twice).
+    var isRegularFile: Bool {
+        var info = stat()
+        return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Moves back to the start (regular files only).
+    func rewind() throws(SystemError) {
+        try retryingOnInterrupt { lseek(fd, 0, SEEK_SET) }
+    }
+}

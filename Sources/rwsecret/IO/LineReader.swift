@@ -1,0 +1,64 @@
+/// Splits an input into lines as they arrive, never holding more than `maximumLength` bytes of one.
+///
+/// A line longer than `maximumLength` (counted without its LF) is reported as
+/// `tooLong` and its bytes are dropped as they are read, so memory stays bounded.
+struct LineReader {
+    enum Line {
+        case text([UInt8])
+        case tooLong
+    }
+
+    static let defaultMaximumLength = 1 << 20
+
+    private let input: InputFile
+    private let maximumLength: Int
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    /// The 1-based number of the line returned last.
+    private(set) var lineNumber = 0
+
+    init(_ input: InputFile, maximumLength: Int = defaultMaximumLength) {
+        self.input = input
+        self.maximumLength = maximumLength
+        buffer = [UInt8](repeating: 0, count: 1 << 16)
+    }
+
+    /// The next line without its LF, or nil at the end of the input.
+    mutating func next() throws -> Line? {
+        var current: [UInt8] = []
+        var tooLong = false
+        while true {
+            if start == end {
+                if atEnd { break }
+                start = 0
+                let n = try buffer.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) throws -> Int in
+                    try input.read(into: raw.baseAddress!, count: raw.count)
+                }
+                end = n
+                if n == 0 { atEnd = true; break }
+            }
+            let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n"))
+            let chunkEnd = newline ?? end
+            if !tooLong {
+                if current.count + (chunkEnd - start) > maximumLength {
+                    tooLong = true
+                    current = []
+                } else {
+                    current.append(contentsOf: buffer[start..<chunkEnd])
+                }
+            }
+            if let newline {
+                start = newline + 1
+                lineNumber += 1
+                return tooLong ? .tooLong : .text(current)
+            }
+            start = end
+        }
+        // End of input: a last line without LF still counts.
+        if current.isEmpty && !tooLong { return nil }
+        lineNumber += 1
+        return tooLong ? .tooLong : .text(current)
+    }
+}

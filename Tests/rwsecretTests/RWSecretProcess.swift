@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// Runs the built `rwsecret` binary as a subprocess: stdin in; stdout, stderr and exit status out.
+struct RWSecretProcess {
+    struct Result {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+        var out: String { String(decoding: stdout, as: UTF8.self) }
+        var outLines: [String] { out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var errLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    /// The binary beside the test bundle in the build products folder.
+    static let executable: URL = {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("rwsecret")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir.deleteLastPathComponent()
+        }
+        fatalError("rwsecret binary not found near \(Bundle.main.bundleURL.path)")
+    }()
+
+    /// A clean environment: no keyring, a private vault folder, no passwords.
+    static func environment(home: URL, extra: [String: String] = [:]) -> [String: String] {
+        var env: [String: String] = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": home.path,
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+            "XDG_RUNTIME_DIR": home.appendingPathComponent("run").path,
+            "TMPDIR": home.appendingPathComponent("tmp").path,
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(home.path)/no-such-bus",
+        ]
+        try? FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(at: home.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        for (k, v) in extra { env[k] = v }
+        return env
+    }
+
+    /// Runs `rwsecret ARGS` with `stdin`, in `directory`.
+    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Write stdin and read both outputs concurrently so no pipe fills up.
+        let writer = Thread {
+            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        nonisolated(unsafe) var errData = Data()
+        let errReader = Thread { errData = error.fileHandleForReading.readDataToEndOfFile() }
+        errReader.start()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+        return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A temporary folder removed at the end of the test.
+final class TemporaryDirectory {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("rwsecret-test-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func file(_ name: String, _ contents: String) -> String {
+        let path = url.appendingPathComponent(name).path
+        FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+        return path
+    }
+
+    func file(_ name: String, bytes: [UInt8]) -> String {
+        let path = url.appendingPathComponent(name).path
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+}
