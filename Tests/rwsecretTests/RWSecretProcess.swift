@@ -78,13 +78,13 @@ final class TemporaryDirectory {
 
     func file(_ name: String, _ contents: String) -> String {
         let path = url.appendingPathComponent(name).path
-        FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
         return path
     }
 
     func file(_ name: String, bytes: [UInt8]) -> String {
         let path = url.appendingPathComponent(name).path
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         return path
     }
 }
