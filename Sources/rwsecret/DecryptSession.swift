@@ -86,7 +86,7 @@ final class DecryptSession: @unchecked Sendable {
             }
             if !message.header.isPasswordBased {
                 let keys = self.keys
-                pipeline.submit { Outcome(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
+                pipeline.submit { _ in Outcome(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
                 continue
             }
             // The store is opened by the first message that needs it; failing to open it stops the run (69).
@@ -100,7 +100,7 @@ final class DecryptSession: @unchecked Sendable {
                 pipeline.submit(result: Outcome(source: name, line: number, result: .failure(.noPasswordOpened(tried: 0))))
                 continue
             }
-            pipeline.submit { Outcome(source: name, line: number, result: head.handle(message)) }
+            pipeline.submit { threads in Outcome(source: name, line: number, result: head.handle(message, parallelism: threads)) }
         }
     }
 

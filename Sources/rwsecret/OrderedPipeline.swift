@@ -18,6 +18,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     private var pending: [Int: Result] = [:]
     private var nextToSubmit = 0
     private var nextToDeliver = 0
+    private var runningCount = 0
     private let deliver: (Result) -> Void
 
     /// `deliver` is called in order, under the pipeline's lock.
@@ -42,17 +43,26 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     }
 
     /// Queues `work`; blocks while `jobs` items are running or the window is full.
-    func submit(_ work: @escaping @Sendable () -> Result) {
+    ///
+    /// `work` is told how many threads it may use itself: the cores that no
+    /// other item is using when it starts (so one message alone on a stream
+    /// gets them all, and a full file gets one each).
+    func submit(_ work: @escaping @Sendable (_ threads: Int) -> Result) {
         let sequence = nextToSubmit
         nextToSubmit += 1
         if jobs == 1 {
-            finish(sequence, work())
+            finish(sequence, work(1))
             return
         }
         window.wait()
         running.wait()
+        let threads = lock.withLock {
+            runningCount += 1
+            return jobs - runningCount + 1
+        }
         DispatchQueue.global().async(group: group) {
-            let result = work()
+            let result = work(threads)
+            self.lock.withLock { self.runningCount -= 1 }
             self.running.signal()
             self.finish(sequence, result)
         }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One link of the Chain of Responsibility: tries its own password, else passes the message on.
 ///
 /// A handler derives only the HMAC key of its password and checks it in constant
@@ -28,13 +30,17 @@ public final class DecryptionHandler: @unchecked Sendable {
     ///
     /// `tried` counts the handlers before this one. The end of the chain
     /// reports `noPasswordOpened(tried:)`.
-    public func handle(_ message: Message, tried: Int = 0) -> Result<Decrypted, DecryptionFailure> {
+    /// With `parallelism` > 1, the successors' keys are derived on that many
+    /// threads at once (for a message that has the machine to itself).
+    public func handle(_ message: Message, tried: Int = 0, parallelism: Int = 1) -> Result<Decrypted, DecryptionFailure> {
         var prefetched: [SecretBytes] = []
-        return handle(message, tried: tried, prefetched: &prefetched)
+        return handle(message, tried: tried, parallelism: max(1, parallelism), prefetched: &prefetched)
     }
 
-    private func handle(_ message: Message, tried: Int, prefetched: inout [SecretBytes]) -> Result<Decrypted, DecryptionFailure> {
-        if prefetched.isEmpty { prefetched = deriveHMACKeys(for: message, count: tried == 0 ? 1 : Self.batchSize) }
+    private func handle(_ message: Message, tried: Int, parallelism: Int, prefetched: inout [SecretBytes]) -> Result<Decrypted, DecryptionFailure> {
+        if prefetched.isEmpty {
+            prefetched = deriveHMACKeys(for: message, count: tried == 0 ? 1 : Self.batchSize * parallelism, threads: parallelism)
+        }
         let hmacKey = prefetched.removeFirst()
         if message.isAuthentic(hmacKey: hmacKey) {
             do {
@@ -45,7 +51,7 @@ public final class DecryptionHandler: @unchecked Sendable {
             }
         }
         guard let next else { return .failure(.noPasswordOpened(tried: tried + 1)) }
-        return next.handle(message, tried: tried + 1, prefetched: &prefetched)
+        return next.handle(message, tried: tried + 1, parallelism: parallelism, prefetched: &prefetched)
     }
 
     /// Asks this handler and every successor, in chain order, for its password.
@@ -58,8 +64,9 @@ public final class DecryptionHandler: @unchecked Sendable {
         next?.collectPasswords(into: &passwords)
     }
 
-    /// The HMAC keys of this handler and up to `count - 1` successors, in chain order.
-    private func deriveHMACKeys(for message: Message, count: Int) -> [SecretBytes] {
+    /// The HMAC keys of this handler and up to `count - 1` successors, in chain order,
+    /// derived in up to `threads` groups at once.
+    private func deriveHMACKeys(for message: Message, count: Int, threads: Int) -> [SecretBytes] {
         guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
         var requests: [(password: SecretBytes, salt: [UInt8])] = []
         var handler: DecryptionHandler? = self
@@ -67,7 +74,13 @@ public final class DecryptionHandler: @unchecked Sendable {
             requests.append((message.header.kdfPassword(current.password.secret), salts.hmac))
             handler = current.next
         }
-        return KeyDerivation.keys(requests)
+        let groups = stride(from: 0, to: requests.count, by: Self.batchSize).map { Array(requests[$0..<min($0 + Self.batchSize, requests.count)]) }
+        guard threads > 1, groups.count > 1 else { return KeyDerivation.keys(requests) }
+        let results = ResultSlots<[SecretBytes]>(count: groups.count)
+        DispatchQueue.concurrentPerform(iterations: groups.count) { index in
+            results[index] = KeyDerivation.keys(groups[index])
+        }
+        return results.values.flatMap { $0 }
     }
 }
 
@@ -80,4 +93,15 @@ public struct Decrypted: Sendable {
         self.plaintext = plaintext
         self.password = password
     }
+}
+
+/// Slots that concurrent iterations each write once (distinct indices, so no lock is needed).
+private final class ResultSlots<Value>: @unchecked Sendable {
+    private var slots: [Value?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    subscript(index: Int) -> Value? {
+        get { slots[index] }
+        set { slots.withUnsafeMutableBufferPointer { $0[index] = newValue } }
+    }
+    var values: [Value] { slots.map { $0! } }
 }

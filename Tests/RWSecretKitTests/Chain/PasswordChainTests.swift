@@ -95,6 +95,19 @@ struct PasswordChainTests {
         #expect(try client.decrypt(try message("x", "y")).failure == .noPasswordOpened(tried: 0))
     }
 
+    @Test("with successors derived on two threads, the first match in chain order still wins", arguments: [2, 4, 7, 8, 13])
+    func parallelDerivation(count: Int) throws {
+        // Passwords p1…pN, and pN's secret repeated at the end: pN must win over the later duplicate.
+        var entries = (1...count).map { stored("p\($0)", "secret \($0)") }
+        entries.append(stored("duplicate", "secret \(count)"))
+        let store = MemoryPasswordStore(entries)
+        let client = PasswordClient(runOnly: []) { store }
+        let head = try #require(try client.chainHead())
+        let opened = head.handle(try message("m", "secret \(count)"), parallelism: 2)
+        #expect(try opened.get().password.name == "p\(count)")
+        #expect(head.handle(try message("m", "none"), parallelism: 2).failure == .noPasswordOpened(tried: count + 1))
+    }
+
     @Test("a chain of many passwords finds the last one (batches and remainders)", arguments: [1, 2, 3, 4, 5, 7])
     func longChains(count: Int) throws {
         let store = MemoryPasswordStore((1...count).map { stored("p\($0)", "secret \($0)") })
