@@ -81,7 +81,7 @@ extension RWSecret {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
                 let store = try global.openStore()
                 let stored: [StoredPassword]
-                do { stored = try store.passwords() } catch { throw CommandFailure(error) }
+                do throws(StoreError) { stored = try store.passwords() } catch { throw CommandFailure(error) }
                 guard let match = stored.first(where: { $0.label == label }) else {
                     throw CommandFailure(.dataError, "no password labelled '\(label)'")
                 }
