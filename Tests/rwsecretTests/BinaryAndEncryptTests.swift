@@ -49,6 +49,31 @@ struct BinaryAndEncryptTests {
         #expect(toStdout.errLines == ["rwsecret: -: no password opened it (tried 1)"])
     }
 
+    /// Regression: `-o /dev/null` once renamed a regular file over /dev/null. An OUT that is
+    /// not a regular file is written to, never replaced; a symlink's target is replaced, not the link.
+    @Test("-o to a FIFO writes into it; -o to a symlink replaces the file it points to")
+    func specialOutputs() throws {
+        let plaintext = randomBytes(5000)
+        let message = dir.file("m.bin", bytes: Messages.raw(plaintext, "pw"))
+        let fifo = dir.url.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        nonisolated(unsafe) var received = Data()
+        let reader = Thread { received = FileHandle(forReadingAtPath: fifo)!.readDataToEndOfFile() }
+        reader.start()
+        #expect(try run(["decrypt", "--no-store", "--binary", message, "-o", fifo]).status == 0)
+        while !reader.isFinished { usleep(1000) }
+        #expect(received == Data(plaintext))
+        let attributes = try FileManager.default.attributesOfItem(atPath: fifo)
+        #expect(attributes[.type] as? FileAttributeType != .typeRegular, "the FIFO is still a FIFO")
+
+        let target = dir.file("target.bin", "old")
+        let link = dir.url.appendingPathComponent("link.bin").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(try run(["decrypt", "--no-store", "--binary", message, "-o", link]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == Data(plaintext))
+    }
+
     @Test("--binary errors: empty input is too short; missing file is 66; OUT in a missing folder is 73")
     func binaryErrors() throws {
         let empty = try run(["decrypt", "--no-store", "--binary"])

@@ -4,6 +4,11 @@ import Glibc
 
 /// Where `--binary` writes: a temporary file beside OUT renamed into place on
 /// `commit()`, removed otherwise; or stdout.
+///
+/// An OUT that exists and is not a regular file (`/dev/null`, a FIFO, a
+/// terminal) is written to directly, never replaced; a symbolic link is
+/// followed, so the file it points to is replaced, not the link. Either way
+/// nothing is written before the caller has authenticated the message.
 final class OutputFile {
     let fd: Int32
     private let destination: String?
@@ -17,6 +22,18 @@ final class OutputFile {
 
     /// A temporary file (mode 0600) in `path`'s folder; throws when it cannot be created.
     init(replacing path: String) throws(SystemError) {
+        var info = stat()
+        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            if (info.st_mode & S_IFMT) == S_IFDIR { throw SystemError(code: EISDIR) }
+            fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CLOEXEC) }
+            destination = nil
+            return
+        }
+        var path = path
+        if let resolved = realpath(path, nil) {
+            path = String(cString: resolved)
+            free(resolved)
+        }
         destination = path
         var template = Array((path + ".rwsecret-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -31,6 +48,8 @@ final class OutputFile {
         if let temporaryPath {
             close(fd)
             unlink(temporaryPath)
+        } else if destination == nil && fd != STDOUT_FILENO {
+            close(fd)
         }
     }
 
