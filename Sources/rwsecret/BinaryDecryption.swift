@@ -1,3 +1,4 @@
+import Dispatch
 import RWSecretKit
 #if canImport(Glibc)
 import Glibc
@@ -64,6 +65,13 @@ struct BinaryDecryption {
             candidates.append(("key-file", keys.hmacKey, { keys.encryptionKey }))
         }
 
+        // One candidate and an OUT file: decipher into OUT's temporary file on this
+        // core while the other computes the HMAC. Nothing is renamed into place, and
+        // nothing is said about the padding, until the HMAC has verified.
+        if let output, candidates.count == 1 {
+            return speculative(name: name, fd: fd, header: header, candidate: candidates[0], output: output)
+        }
+
         let authenticator = StreamAuthenticator(header: header, hmacKeys: candidates.map(\.hmacKey))
         let size: Int
         do {
@@ -123,6 +131,68 @@ struct BinaryDecryption {
         return .success
     }
 
+    private typealias Candidate = (name: String, hmacKey: SecretBytes, encryptionKey: () -> SecretBytes)
+
+    /// HMAC on one thread, deciphering into OUT's temporary file on another.
+    private func speculative(name: String, fd: Int32, header: MessageHeader, candidate: Candidate, output: String) -> ExitStatus {
+        let authenticator = StreamAuthenticator(header: header, hmacKeys: [candidate.hmacKey])
+        let hmacPass = Box<Result<Int?, Error>>(.success(nil))
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { [authenticator = Box(authenticator)] in
+            hmacPass.value = Result {
+                try streamAll(fd: fd, from: 0) { authenticator.value.update($0) }
+                return try authenticator.value.firstMatch()
+            }
+        }
+        let destination: OutputFile
+        do { destination = try OutputFile(replacing: output) } catch {
+            group.wait()
+            return report(output, "cannot create: \(error)", .cannotCreate)
+        }
+        var deciphered: Result<Void, Error> = .success(())
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(Self.chunkSize + Crypto.blockSize)
+        do {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw SystemError.current }
+            let decipher = StreamDecipher(header: header, encryptionKey: candidate.encryptionKey())
+            try streamAll(fd: fd, from: header.length, upTo: Int(info.st_size) - Crypto.tagSize) { chunk in
+                plaintext.removeAll(keepingCapacity: true)
+                decipher.update(chunk, into: &plaintext)
+                try plaintext.withUnsafeBytes { try destination.write($0) }
+            }
+            plaintext.removeAll(keepingCapacity: true)
+            do { try decipher.finalize(into: &plaintext) } catch { throw DecryptionFailure.badPadding }
+            try plaintext.withUnsafeBytes { try destination.write($0) }
+        } catch {
+            deciphered = .failure(error)
+        }
+        Crypto.cleanse(&plaintext)
+        group.wait()
+        // The HMAC decides first: a wrong password or a tampered message says so,
+        // whatever the deciphering found (no padding oracle). `destination` is
+        // dropped without commit on every failure, which removes the temporary file.
+        switch hmacPass.value {
+        case .failure(let error as RNCryptorError): return report(name, error.description, .failure)
+        case .failure(let error): return report(name, "\(error)", .ioError)
+        case .success(nil):
+            let failure: DecryptionFailure = header.isPasswordBased ? .noPasswordOpened(tried: 1) : .keyDidNotOpen
+            return report(name, failure.description, .failure)
+        case .success:
+            break
+        }
+        session.global.verboseLine("opened by: \(candidate.name)")
+        do {
+            try deciphered.get()
+            try destination.commit()
+        } catch let failure as DecryptionFailure {
+            return report(name, failure.description, .failure)
+        } catch {
+            return report(output, "\(error)", .ioError)
+        }
+        return .success
+    }
+
     private func report(_ name: String, _ reason: String, _ status: ExitStatus) -> ExitStatus {
         Output.standardError.line("rwsecret: \(name): \(reason)")
         return status
@@ -170,4 +240,11 @@ struct BinaryDecryption {
         }
         return offset
     }
+}
+
+/// A reference to a value, for handing non-Sendable state to one other thread that
+/// the caller then waits for (the hand-off is ordered by the DispatchGroup).
+private final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
