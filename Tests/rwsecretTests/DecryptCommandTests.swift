@@ -249,3 +249,24 @@ struct DecryptCommandTests {
         #expect(process.terminationStatus == 0)
     }
 }
+
+/// The demo fixture (made by PyPI rncryptor) gives exactly what `make demo` promises.
+@Suite("demo fixture")
+struct DemoFixtureTests {
+    @Test("Fixtures/messages.txt: the three passwords open every good line; the bad lines fail as listed")
+    func demo() throws {
+        let dir = TemporaryDirectory()
+        var fixtures = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Fixtures/messages.txt").path) { fixtures.deleteLastPathComponent() }
+        fixtures.appendPathComponent("Fixtures")
+        let passwords = dir.file("pw", "password\nray\nraywender\n")
+        let messages = fixtures.appendingPathComponent("messages.txt").path
+        let result = try RWSecretProcess.run(["decrypt", "--no-store", "--password-file", passwords, messages],
+                                             environment: RWSecretProcess.environment(home: dir.url))
+        let expected = try String(contentsOf: fixtures.appendingPathComponent("messages.expected"), encoding: .utf8)
+        let bad = try String(contentsOf: fixtures.appendingPathComponent("messages.bad"), encoding: .utf8)
+        #expect(result.out == expected)
+        #expect(result.errLines == bad.split(separator: "\n").map { "rwsecret: \(messages):\($0)" })
+        #expect(result.status == 1)
+    }
+}
