@@ -13,11 +13,19 @@ Writes (the output is committed, so the tests need no Python):
   Fixtures/messages.expected   what `rwsecret decrypt` prints for it on stdout
   Fixtures/messages.bad        the intended failures, as "LINE: REASON"
 
-Needs: pip install rncryptor   (it brings pycryptodome). Salts and IVs are random,
-so every run writes different (equally valid) messages.
+Needs: pip install rncryptor   (it brings pycryptodome). PyPI rncryptor draws salts
+and IVs from pycryptodome's Random; the generator overrides those three properties
+(the only hook PyPI's API offers) with a seeded generator, so a rerun rewrites the
+same bytes. Everything else -- KDF, AES, HMAC, padding, layout -- is PyPI's code.
+
+--check is stricter than PyPI's own decrypt (which ignores the version and options
+bytes and strips padding without checking it): each line must be strict base64 of a
+v3 password-based message (03 01) whose HMAC verifies and whose PKCS#7 padding is valid.
 """
 import base64
+import binascii
 import os
+import random
 import sys
 
 import rncryptor
@@ -32,8 +40,33 @@ class BytesCryptor(rncryptor.RNCryptor):
         return data[:-data[-1]]
 
 
+class SeededCryptor(rncryptor.RNCryptor):
+    """PyPI's RNCryptor with salts and IV from a seeded generator (fixtures only!)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    @property
+    def encryption_salt(self):
+        return self.rng.randbytes(self.SALT_SIZE)
+
+    @property
+    def hmac_salt(self):
+        return self.rng.randbytes(self.SALT_SIZE)
+
+    @property
+    def iv(self):
+        return self.rng.randbytes(16)
+
+
+RNG = random.Random(0x5EC2E7)  # one stream for every file, drawn in a fixed order
+
+
 def encrypt(plaintext: bytes, password: str) -> bytes:
-    return rncryptor.RNCryptor().encrypt(plaintext, password)
+    message = SeededCryptor(RNG).encrypt(plaintext, password)
+    # Prove every message round-trips through the generator's own library too.
+    assert BytesCryptor().decrypt(message, password) == plaintext
+    return message
 
 
 def interop_records():
@@ -104,9 +137,27 @@ def write_interop():
         f.write("# password_hex\tplaintext_hex\tmessage_base64 (made by PyPI rncryptor %s)\n"
                 % getattr(rncryptor, "__version__", "3.x"))
         for password, plaintext, message in interop_records():
-            # Prove the record round-trips through the generator's own library too.
-            assert BytesCryptor().decrypt(message, password) == plaintext
             f.write("%s\t%s\t%s\n" % (password.encode().hex(), plaintext.hex(), base64.b64encode(message).decode()))
+
+
+def strict_decrypt(message: bytes, password: str) -> bytes:
+    """PyPI rncryptor's decrypt, plus the checks it leaves out."""
+    if len(message) < 34 + 16 + 32:
+        raise ValueError("too short: %d bytes" % len(message))
+    if message[0] != 3 or message[1] != 1:
+        raise ValueError("not a v3 password-based message (version %d, options %d)" % (message[0], message[1]))
+    if (len(message) - 34 - 32) % 16:
+        raise ValueError("ciphertext is not whole blocks")
+    cryptor = BytesCryptor()
+    plaintext = cryptor.decrypt(message, password)  # raises DecryptionError on an HMAC mismatch
+    # Re-decipher to see the padding PyPI strips without looking.
+    salt = message[2:10]
+    key = cryptor._pbkdf2(rncryptor.to_bytes(password), salt)
+    padded = cryptor._aes_decrypt(key, message[18:34], message[34:-32])
+    pad = padded[-1]
+    if not 1 <= pad <= 16 or padded[-pad:] != bytes([pad]) * pad:
+        raise ValueError("bad PKCS#7 padding")
+    return plaintext
 
 
 def check(path, password):
@@ -117,10 +168,10 @@ def check(path, password):
             if not line:
                 continue
             try:
-                plaintext = BytesCryptor().decrypt(base64.b64decode(line), password)
+                plaintext = strict_decrypt(base64.b64decode(line, validate=True), password)
                 sys.stdout.write(plaintext.decode("utf-8", "backslashreplace") + "\n")
-            except Exception as error:  # noqa: BLE001 - report any failure of the peer
-                print("%s:%d: %s" % (path, number, error), file=sys.stderr)
+            except (ValueError, binascii.Error, rncryptor.RNCryptorError) as error:
+                print("%s:%d: %s" % (path, number, error or type(error).__name__), file=sys.stderr)
                 failures += 1
     return 1 if failures else 0
 
