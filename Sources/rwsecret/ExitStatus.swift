@@ -39,6 +39,9 @@ extension CommandFailure {
         switch error {
         case .unavailable, .locked: self.init(.unavailable, error.description)
         case .labelExists, .unknownLabels, .invalidLabel: self.init(.dataError, error.description)
+        case .passphraseRejected(let failures):
+            // One `rwsecret: ` line per failure.
+            self.init(.dataError, failures.map { "vault passphrase: \($0)" }.joined(separator: "\nrwsecret: "))
         case .io: self.init(.ioError, error.description)
         }
     }

@@ -12,6 +12,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case invalidLabel(String, reason: String)
     /// Reading or writing the store's files failed. (Exit 74.)
     case io(String)
+    /// A new vault's passphrase was rejected by these validators. (Exit 65.)
+    case passphraseRejected([ValidationFailure])
 }
 
 extension StoreError: CustomStringConvertible {
@@ -23,6 +25,8 @@ extension StoreError: CustomStringConvertible {
         case .unknownLabels(let labels): "no password labelled " + labels.map { "'\($0)'" }.joined(separator: ", ")
         case .invalidLabel(_, let reason): "bad label: \(reason)"
         case .io(let what): what
+        case .passphraseRejected(let failures):
+            failures.map { "vault passphrase: \($0)" }.joined(separator: "\n")
         }
     }
 }
