@@ -1,14 +1,37 @@
-/// Runs every validator that applies and reports every failure, not only the first.
+/// Runs every validator and reports every failure, not only the first.
 public struct CompositeValidator: Sendable {
     public let validators: [any PasswordValidator]
 
     public init(_ validators: [any PasswordValidator]) { self.validators = validators }
 
-    /// The validators every password passes: non-empty, no control characters, at most 1024 bytes.
-    public static let runDefault = CompositeValidator([NonEmptyValidator(), NoControlCharactersValidator(), MaximumLengthValidator()])
-
-    /// Every failure, in validator order; empty when the password is accepted.
+    /// Every failure, in the validators' order; empty when the password is accepted.
     public func validate(_ password: SecretBytes) -> [ValidationFailure] {
         validators.compactMap { $0.validate(password) }
+    }
+
+    /// The validators every password passes: non-empty, no control characters, at most 1024 bytes.
+    public static let defaultValidators: [any PasswordValidator] = [
+        NonEmptyValidator(), NoControlCharactersValidator(), MaximumLengthValidator(),
+    ]
+
+    /// The default validators (run-only passwords, `encrypt`).
+    public static let runDefault = CompositeValidator(defaultValidators)
+
+    /// The minimum length of a new vault's passphrase.
+    public static let vaultPassphraseMinimumLength = 8
+
+    /// A new vault's passphrase: the default validators and at least 8 characters.
+    public static let newVaultPassphrase = CompositeValidator(
+        defaultValidators + [MinimumLengthValidator(minimum: vaultPassphraseMinimumLength)])
+
+    /// What `password add` runs: the defaults, the options given, and "not already stored".
+    public static func passwordAdd(
+        minimumLength: Int?, requirement: CharacterClassValidator.Requirement?, stored: [SecretBytes]
+    ) -> CompositeValidator {
+        var validators = defaultValidators
+        if let minimumLength { validators.append(MinimumLengthValidator(minimum: minimumLength)) }
+        if let requirement { validators.append(CharacterClassValidator(requirement)) }
+        validators.append(NotAlreadyStoredValidator(stored: stored))
+        return CompositeValidator(validators)
     }
 }

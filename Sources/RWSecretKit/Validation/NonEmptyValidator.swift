@@ -1,10 +1,13 @@
-/// Rejects the empty password: RNCryptor cannot encrypt under one.
+/// Rejects the empty password: RNCryptor derives keys from a non-empty password only.
 public struct NonEmptyValidator: PasswordValidator {
     public static let domain = "org.rwsecret.validation.empty"
+
     public init() {}
+
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
-        password.count > 0 ? nil : ValidationFailure(
-            domain: Self.domain, code: 1, description: "the password is empty",
-            reason: "RNCryptor needs a non-empty password")
+        guard password.count == 0 else { return nil }
+        return ValidationFailure(domain: Self.domain, code: 1,
+                                 description: "the password is empty",
+                                 reason: "RNCryptor needs a non-empty password")
     }
 }
