@@ -1,4 +1,160 @@
 #ifndef RWSECRET_CLIBSECRET_SHIM_H
 #define RWSECRET_CLIBSECRET_SHIM_H
+// What Swift cannot do by itself with libsecret: the schema as a static C
+// object, the table of entry points loaded with dlopen, and a few helpers
+// that would otherwise need variadic GLib calls.
+//
+// libsecret (and GLib, GIO, GObject with it) is loaded with dlopen only when a
+// process first touches the keyring: linking it costs every process start
+// about 3 ms, and most runs (`--store file`, `--no-store`) never need it.
+// The module map therefore links nothing; every call goes through
+// `rws_libsecret`, whose field types come from the real headers (`__typeof__`),
+// so a signature mismatch is a compile error, not a crash.
+#include <dlfcn.h>
+#include <stddef.h>
 #include <libsecret/secret.h>
+
+/// The schema of every item rwsecret stores: `label` (string) and `order`
+/// (integer, a creation counter that keeps the order passwords were added).
+static const SecretSchema rws_password_schema = {
+    "org.rwsecret.Password", SECRET_SCHEMA_NONE,
+    {
+        { "label", SECRET_SCHEMA_ATTRIBUTE_STRING },
+        { "order", SECRET_SCHEMA_ATTRIBUTE_INTEGER },
+        { NULL, 0 },
+    },
+};
+
+static inline const SecretSchema *rws_schema(void) { return &rws_password_schema; }
+
+#define RWS_FN(name) __typeof__(name) * _Nonnull name
+
+/// The entry points rwsecret uses, resolved by `rws_libsecret_load`.
+typedef struct rws_libsecret {
+    RWS_FN(g_hash_table_new_full);
+    RWS_FN(g_hash_table_insert);
+    RWS_FN(g_hash_table_lookup);
+    RWS_FN(g_hash_table_unref);
+    RWS_FN(g_str_hash);
+    RWS_FN(g_str_equal);
+    RWS_FN(g_free);
+    RWS_FN(g_strdup);
+    RWS_FN(g_list_free_full);
+    RWS_FN(g_object_unref);
+    RWS_FN(g_error_free);
+    RWS_FN(g_quark_to_string);
+    RWS_FN(g_bus_get_sync);
+    RWS_FN(g_dbus_connection_call_sync);
+    RWS_FN(g_dbus_proxy_get_object_path);
+    RWS_FN(g_variant_new_string);
+    RWS_FN(g_variant_new_tuple);
+    RWS_FN(g_variant_get_child_value);
+    RWS_FN(g_variant_get_boolean);
+    RWS_FN(g_variant_unref);
+    RWS_FN(secret_password_storev_sync);
+    RWS_FN(secret_password_lookupv_sync);
+    RWS_FN(secret_password_searchv_sync);
+    RWS_FN(secret_password_clearv_sync);
+    RWS_FN(secret_password_free);
+    RWS_FN(secret_retrievable_get_attributes);
+    RWS_FN(secret_retrievable_retrieve_secret_sync);
+    RWS_FN(secret_value_get);
+    RWS_FN(secret_value_unref);
+    RWS_FN(secret_service_get_sync);
+    RWS_FN(secret_collection_for_alias_sync);
+    RWS_FN(secret_collection_get_locked);
+} rws_libsecret;
+
+#undef RWS_FN
+
+/// Loads libsecret once and returns its entry points, or NULL with `*missing`
+/// naming what could not be found. Call from one thread (Swift's lazy statics do).
+static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
+    static rws_libsecret table;
+    rws_libsecret *api = &table;
+    void *handle = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_GLOBAL);
+    if (handle == NULL) { *missing = "libsecret-1.so.0"; return NULL; }
+#define RWS_LOAD(name) if ((api->name = (__typeof__(name) *)dlsym(handle, #name)) == NULL) { *missing = #name; return NULL; }
+    RWS_LOAD(g_hash_table_new_full)
+    RWS_LOAD(g_hash_table_insert)
+    RWS_LOAD(g_hash_table_lookup)
+    RWS_LOAD(g_hash_table_unref)
+    RWS_LOAD(g_str_hash)
+    RWS_LOAD(g_str_equal)
+    RWS_LOAD(g_free)
+    RWS_LOAD(g_strdup)
+    RWS_LOAD(g_list_free_full)
+    RWS_LOAD(g_object_unref)
+    RWS_LOAD(g_error_free)
+    RWS_LOAD(g_quark_to_string)
+    RWS_LOAD(g_bus_get_sync)
+    RWS_LOAD(g_dbus_connection_call_sync)
+    RWS_LOAD(g_dbus_proxy_get_object_path)
+    RWS_LOAD(g_variant_new_string)
+    RWS_LOAD(g_variant_new_tuple)
+    RWS_LOAD(g_variant_get_child_value)
+    RWS_LOAD(g_variant_get_boolean)
+    RWS_LOAD(g_variant_unref)
+    RWS_LOAD(secret_password_storev_sync)
+    RWS_LOAD(secret_password_lookupv_sync)
+    RWS_LOAD(secret_password_searchv_sync)
+    RWS_LOAD(secret_password_clearv_sync)
+    RWS_LOAD(secret_password_free)
+    RWS_LOAD(secret_retrievable_get_attributes)
+    RWS_LOAD(secret_retrievable_retrieve_secret_sync)
+    RWS_LOAD(secret_value_get)
+    RWS_LOAD(secret_value_unref)
+    RWS_LOAD(secret_service_get_sync)
+    RWS_LOAD(secret_collection_for_alias_sync)
+    RWS_LOAD(secret_collection_get_locked)
+#undef RWS_LOAD
+    return api;
+}
+
+/// A new attribute table (keys and values copied, freed with the table); NULL values are left out.
+static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *label, const char *order) {
+    GHashTable *table = api->g_hash_table_new_full(api->g_str_hash, api->g_str_equal, api->g_free, api->g_free);
+    if (label != NULL) api->g_hash_table_insert(table, api->g_strdup("label"), api->g_strdup(label));
+    if (order != NULL) api->g_hash_table_insert(table, api->g_strdup("order"), api->g_strdup(order));
+    return table;
+}
+
+/// Asks the session bus whether some process owns `name` (never activates anything).
+/// Returns 1 or 0, or -1 with `*error` set.
+static inline int rws_name_has_owner(const rws_libsecret *api, const char *name, GError **error) {
+    GDBusConnection *bus = api->g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
+    if (bus == NULL) return -1;
+    GVariant *argument = api->g_variant_new_string(name);
+    GVariant *parameters = api->g_variant_new_tuple(&argument, 1);
+    GVariant *reply = api->g_dbus_connection_call_sync(
+        bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+        parameters, NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL, error);
+    api->g_object_unref(bus);
+    if (reply == NULL) return -1;
+    GVariant *value = api->g_variant_get_child_value(reply, 0);
+    int owned = api->g_variant_get_boolean(value) ? 1 : 0;
+    api->g_variant_unref(value);
+    api->g_variant_unref(reply);
+    return owned;
+}
+
+/// Looks up the `default` collection. Returns 1 with `*locked` and `*path`
+/// (free with g_free) set, 0 when there is none, -1 with `*error` set.
+static inline int rws_default_collection(const rws_libsecret *api, int *locked, char **path, GError **error) {
+    SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    if (service == NULL) return -1;
+    SecretCollection *collection = api->secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, NULL, error);
+    api->g_object_unref(service);
+    if (collection == NULL) return (error != NULL && *error != NULL) ? -1 : 0;
+    *locked = api->secret_collection_get_locked(collection) ? 1 : 0;
+    *path = api->g_strdup(api->g_dbus_proxy_get_object_path((GDBusProxy *)collection));
+    api->g_object_unref(collection);
+    return 1;
+}
+
+/// The GError's domain as a string (`g-io-error-quark`, `g-dbus-error-quark`, `secret-error`…).
+static inline const char *rws_error_domain(const rws_libsecret *api, const GError *error) {
+    return api->g_quark_to_string(error->domain);
+}
+
 #endif

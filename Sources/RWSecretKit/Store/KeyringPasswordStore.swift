@@ -1,0 +1,105 @@
+/// Passwords in the Secret Service keyring (gnome-keyring, KeePassXC…), through libsecret.
+///
+/// One item per password in the default collection: schema `org.rwsecret.Password`,
+/// attributes `label` and `order` (a creation counter, so `labels()` keeps the
+/// order passwords were added), item label `rwsecret: LABEL`. Label choice and
+/// writing happen under an exclusive lock file so that concurrent `add`s cannot
+/// take the same label.
+///
+/// libsecret is loaded only when a keyring store is opened (see `CLibSecret/shim.h`).
+public final class KeyringPasswordStore: PasswordStore {
+    private let client: SecretServiceClient
+    private let lockPath: String
+    private let observers = PasswordStoreObservers()
+
+    /// The default collection's object path.
+    public let location: String
+    /// Whether the default collection was locked when the store was opened.
+    public let isLocked: Bool
+
+    public var kind: StoreKind { .keyring }
+
+    /// Opens the keyring's default collection. A locked collection still opens
+    /// (so `status` can report it); its operations then throw `locked`.
+    /// - Parameter lockPath: the lock file taken around label choice and writing.
+    public init(lockPath: String) throws(StoreError) {
+        client = try SecretServiceClient.shared()
+        guard let collection = try client.defaultCollection() else {
+            throw SecretServiceClient.storeError(
+                domain: "", code: 0, message: "Object does not exist at path default", operation: "open the keyring")
+        }
+        self.lockPath = lockPath
+        location = collection.path
+        isLocked = collection.locked
+    }
+
+    /// Whether some process owns `org.freedesktop.secrets` on the session bus (nothing is activated).
+    public static func secretServiceIsRunning() throws(StoreError) -> Bool {
+        try SecretServiceClient.shared().nameHasOwner("org.freedesktop.secrets")
+    }
+
+    public func labels() throws(StoreError) -> [String] {
+        try items().map(\.label)
+    }
+
+    public func passwords() throws(StoreError) -> [StoredPassword] {
+        var result: [StoredPassword] = []
+        for item in try items() {
+            guard let secret = try client.secret(label: item.label) else { throw emptyAnswer() }
+            result.append(StoredPassword(label: item.label, secret: secret))
+        }
+        return result
+    }
+
+    @discardableResult
+    public func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String {
+        let lock = try FileLock(path: lockPath)
+        defer { lock.unlock() }
+        let existing = try items()
+        let label = label ?? Self.nextFreeLabel(existing.map(\.label))
+        try PasswordLabel.validate(label)
+        guard !existing.contains(where: { $0.label == label }) else { throw .labelExists(label) }
+        let order = (existing.map(\.order).max() ?? 0) + 1
+        try client.store(label: label, order: order, secret: secret)
+        lock.unlock()
+        observers.notify(self, .added(label: label))
+        return label
+    }
+
+    public func remove(labels: [String]) throws(StoreError) {
+        let lock = try FileLock(path: lockPath)
+        defer { lock.unlock() }
+        let existing = Set(try items().map(\.label))
+        var unknown: [String] = []
+        for label in labels where !existing.contains(label) && !unknown.contains(label) { unknown.append(label) }
+        guard unknown.isEmpty else { throw .unknownLabels(unknown) }
+        var cleared: Set<String> = []
+        for label in labels where cleared.insert(label).inserted {
+            // Nothing removed and no error: the collection was locked meanwhile.
+            if try !client.clear(label: label) { throw emptyAnswer() }
+        }
+        lock.unlock()
+        observers.notify(self, .removed(labels: labels))
+    }
+
+    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+
+    /// Our items in the order they were added.
+    private func items() throws(StoreError) -> [KeyringItem] {
+        let items = try client.items()
+        if items.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
+        return items.sorted { ($0.order, $0.label) < ($1.order, $1.label) }
+    }
+
+    /// A lookup that came back empty: locked (libsecret says nothing then) or gone.
+    private func emptyAnswer() -> StoreError {
+        if (try? isLockedNow()) == true { return .locked(advice: SecretServiceClient.lockedAdvice) }
+        return .unavailable(reason: "a password vanished from the keyring while it was being read", advice: "try again")
+    }
+
+    /// libsecret answers a locked collection with "nothing found" and no error, so ask.
+    private func isLockedNow() throws(StoreError) -> Bool {
+        try client.defaultCollection()?.locked ?? false
+    }
+}

@@ -1,0 +1,189 @@
+internal import CLibSecret
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// One item of ours in the keyring, as listed (no secret).
+struct KeyringItem: Sendable, Equatable {
+    let label: String
+    /// The creation counter that keeps the order items were added.
+    let order: Int
+}
+
+/// The default collection: its D-Bus object path and whether it is locked.
+struct KeyringCollection: Sendable, Equatable {
+    let path: String
+    let locked: Bool
+}
+
+/// The Secret Service through libsecret, loaded with dlopen on first use.
+///
+/// The only Swift type that touches GLib or libsecret pointers (with `shim.h`).
+/// Every call is synchronous; libsecret's own GDBus connection is shared by
+/// the whole process (GDBus keeps the first session bus it connects to).
+final class SecretServiceClient: @unchecked Sendable {
+    // The entry-point table: filled once by `rws_libsecret_load`, read-only afterwards.
+    private let api: UnsafePointer<rws_libsecret>
+
+    private init(api: UnsafePointer<rws_libsecret>) { self.api = api }
+
+    /// The loaded library, or why it could not be loaded (loaded once per process).
+    private static let loaded: Result<SecretServiceClient, StoreError> = {
+        var missing: UnsafePointer<CChar>?
+        guard let api = rws_libsecret_load(&missing) else {
+            let what = missing.map { String(cString: $0) } ?? "libsecret"
+            return .failure(.unavailable(
+                reason: "cannot load libsecret (\(what) is missing)",
+                advice: "install libsecret (Debian: apt install libsecret-1-0), \(vaultAdvice)"))
+        }
+        return .success(SecretServiceClient(api: api))
+    }()
+
+    /// The process-wide client; throws when libsecret cannot be loaded.
+    static func shared() throws(StoreError) -> SecretServiceClient { try loaded.get() }
+
+    // MARK: - Bus and collection
+
+    /// Whether some process owns `name` on the session bus. Never activates a service.
+    func nameHasOwner(_ name: String) throws(StoreError) -> Bool {
+        var error: UnsafeMutablePointer<GError>?
+        let owned = rws_name_has_owner(api, name, &error)
+        if owned < 0 { throw translate(error, operation: "ask the session bus") }
+        return owned == 1
+    }
+
+    /// The `default` collection, or nil when the keyring has none.
+    func defaultCollection() throws(StoreError) -> KeyringCollection? {
+        var error: UnsafeMutablePointer<GError>?
+        var locked: Int32 = 0
+        var path: UnsafeMutablePointer<CChar>?
+        let found = rws_default_collection(api, &locked, &path, &error)
+        if found < 0 { throw translate(error, operation: "open the keyring") }
+        guard found == 1, let path else { return nil }
+        defer { api.pointee.g_free(path) }
+        return KeyringCollection(path: String(cString: path), locked: locked != 0)
+    }
+
+    // MARK: - Items
+
+    /// Every item of our schema (all of them, locked or not), without secrets.
+    func items() throws(StoreError) -> [KeyringItem] {
+        try search(label: nil) { retrievable in
+            let attributes = self.api.pointee.secret_retrievable_get_attributes(retrievable)
+            defer { self.api.pointee.g_hash_table_unref(attributes) }
+            guard let label = self.value(attributes, "label") else { return nil }
+            return KeyringItem(label: label, order: self.value(attributes, "order").flatMap { Int($0) } ?? 0)
+        }
+    }
+
+    /// The secret stored under `label`, or nil when there is none (or it cannot be read).
+    func secret(label: String) throws(StoreError) -> SecretBytes? {
+        let secrets: [SecretBytes] = try search(label: label) { retrievable in
+            var error: UnsafeMutablePointer<GError>?
+            guard let value = self.api.pointee.secret_retrievable_retrieve_secret_sync(retrievable, nil, &error) else {
+                if let error { self.api.pointee.g_error_free(error) }
+                return nil
+            }
+            defer { self.api.pointee.secret_value_unref(UnsafeMutableRawPointer(value)) }
+            var length = 0
+            guard let bytes = self.api.pointee.secret_value_get(value, &length) else { return nil }
+            return SecretBytes(UnsafeRawBufferPointer(start: bytes, count: length))
+        }
+        return secrets.first
+    }
+
+    /// Stores `secret` under `label` with creation counter `order` in the default collection.
+    func store(label: String, order: Int, secret: SecretBytes) throws(StoreError) {
+        // libsecret takes a NUL-terminated C string: copy into a buffer wiped right after.
+        let length = secret.count
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 1, alignment: 1)
+        defer { Crypto.cleanse(buffer); buffer.deallocate() }
+        secret.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        buffer[length] = 0
+        guard !buffer[0..<length].contains(0) else {
+            throw .unavailable(reason: "the keyring cannot store a password that contains a NUL byte", advice: "")
+        }
+        let attributes = rws_attributes(api, label, String(order))
+        defer { api.pointee.g_hash_table_unref(attributes) }
+        var error: UnsafeMutablePointer<GError>?
+        let ok = api.pointee.secret_password_storev_sync(
+            rws_schema(), attributes, nil, "rwsecret: \(label)",
+            buffer.baseAddress!.assumingMemoryBound(to: CChar.self), nil, &error)
+        if ok == 0 { throw translate(error, operation: "store the password") }
+    }
+
+    /// Removes the items labelled `label`; returns whether any was removed.
+    func clear(label: String) throws(StoreError) -> Bool {
+        let attributes = rws_attributes(api, label, nil)
+        defer { api.pointee.g_hash_table_unref(attributes) }
+        var error: UnsafeMutablePointer<GError>?
+        let removed = api.pointee.secret_password_clearv_sync(rws_schema(), attributes, nil, &error)
+        if let error { throw translate(error, operation: "remove the password") }
+        return removed != 0
+    }
+
+    // MARK: - Helpers
+
+    private func search<T>(label: String?, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
+        let attributes = rws_attributes(api, label, nil)
+        defer { api.pointee.g_hash_table_unref(attributes) }
+        var error: UnsafeMutablePointer<GError>?
+        let list = api.pointee.secret_password_searchv_sync(rws_schema(), attributes, SECRET_SEARCH_ALL, nil, &error)
+        if let error { throw translate(error, operation: "list the passwords") }
+        defer { if let list { api.pointee.g_list_free_full(list, api.pointee.g_object_unref) } }
+        var results: [T] = []
+        var node = list
+        while let current = node {
+            if let data = current.pointee.data, let value = body(OpaquePointer(data)) { results.append(value) }
+            node = current.pointee.next
+        }
+        return results
+    }
+
+    private func value(_ table: OpaquePointer?, _ key: String) -> String? {
+        guard let table, let raw = api.pointee.g_hash_table_lookup(table, key) else { return nil }
+        return String(cString: raw.assumingMemoryBound(to: CChar.self))
+    }
+
+    /// Turns a GError into a store error that says what to do, and frees it.
+    private func translate(_ error: UnsafeMutablePointer<GError>?, operation: String) -> StoreError {
+        guard let error else {
+            return .unavailable(reason: "the keyring could not \(operation)", advice: Self.vaultAdvice)
+        }
+        defer { api.pointee.g_error_free(error) }
+        let domain = String(cString: rws_error_domain(api, error))
+        let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        return Self.storeError(domain: domain, code: error.pointee.code, message: message, operation: operation)
+    }
+
+    static let vaultAdvice = "or keep passwords in the encrypted vault instead: --store file"
+
+    /// The libsecret errors a user can act on, as advice (see ../shared/notes/keyring-headless.md).
+    static func storeError(domain: String, code: Int32, message: String, operation: String) -> StoreError {
+        switch (domain, code) {
+        case ("g-io-error-quark", _) where message.contains("autolaunch"):
+            return .unavailable(
+                reason: "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)",
+                advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, \(vaultAdvice)")
+        case ("g-io-error-quark", _) where code == 1 || message.hasPrefix("Could not connect"):
+            return .unavailable(
+                reason: "cannot connect to the D-Bus session bus (\(message))",
+                advice: "DBUS_SESSION_BUS_ADDRESS points at a bus that is gone; fix or unset it, \(vaultAdvice)")
+        case ("g-dbus-error-quark", 2), ("g-dbus-error-quark", 3):
+            return .unavailable(
+                reason: "no Secret Service is running on the session bus",
+                advice: "start one (gnome-keyring-daemon --start --components=secrets, or KeePassXC with Secret Service integration), \(vaultAdvice)")
+        case ("secret-error", 2):
+            return .locked(advice: lockedAdvice)
+        case (_, _) where message.contains("Object does not exist at path"):
+            return .unavailable(
+                reason: "the keyring has no default collection (it was never unlocked)",
+                advice: "log in to a desktop session or create and unlock one (echo -n PASSWORD | gnome-keyring-daemon --replace --unlock), \(vaultAdvice)")
+        default:
+            return .unavailable(reason: "the keyring could not \(operation): \(message)", advice: vaultAdvice)
+        }
+    }
+
+    static let lockedAdvice =
+        "unlock the keyring (log in to your desktop session, or unlock the login keyring with seahorse or `gnome-keyring-daemon --replace --unlock`), \(vaultAdvice)"
+}

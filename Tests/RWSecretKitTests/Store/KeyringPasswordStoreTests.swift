@@ -1,0 +1,118 @@
+import Foundation
+import RWSecretKit
+import Testing
+
+/// The keyring adapter against a real gnome-keyring-daemon on a private bus.
+///
+/// One serialized suite: GDBus keeps the first session bus this process
+/// connects to, so every in-process keyring test shares one private daemon.
+@Suite(.serialized, .enabled(if: PrivateKeyring.isInstalled, Comment(rawValue: PrivateKeyring.skipMessage)))
+final class KeyringPasswordStoreTests {
+    let keyring: PrivateKeyring
+    let store: KeyringPasswordStore
+
+    init() throws {
+        keyring = try PrivateKeyring.forThisProcess()
+        store = try KeyringPasswordStore(lockPath: keyring.root + "/run/rwsecret.lock")
+        // Start every test from an empty store.
+        let existing = try store.labels()
+        if !existing.isEmpty { try store.remove(labels: existing) }
+    }
+
+    @Test func secretServiceIsSeenOnTheBus() throws {
+        #expect(try KeyringPasswordStore.secretServiceIsRunning())
+        #expect(store.location == keyring.collectionPath)
+        #expect(store.isLocked == false)
+        #expect(store.kind == .keyring)
+    }
+
+    @Test func addListsInOrderAndSecretToolFindsTheItems() throws {
+        #expect(try store.add(SecretBytes(utf8: "correct horse"), label: "work") == "work")
+        #expect(try store.add(SecretBytes(utf8: "battery staple"), label: "home") == "home")
+        #expect(try store.add(SecretBytes(utf8: "third one"), label: nil) == "password-1")
+        #expect(try store.labels() == ["work", "home", "password-1"])
+
+        let passwords = try store.passwords()
+        #expect(passwords.map(\.label) == ["work", "home", "password-1"])
+        #expect(passwords.map(\.secret.testString) == ["correct horse", "battery staple", "third one"])
+
+        // From outside: found by its `label` attribute, with our schema and item label.
+        let found = try #require(keyring.secretTool(["search", "--all", "label", "home"]))
+        #expect(found.contains("label = rwsecret: home"))
+        #expect(found.contains("schema = org.rwsecret.Password"))
+        #expect(!found.contains("rwsecret: work"))
+        #expect(keyring.secretTool(["lookup", "label", "work"]) == "correct horse")
+    }
+
+    @Test func orderSurvivesRemovalAndTheLowestFreeLabelIsReused() throws {
+        try store.add(SecretBytes(utf8: "one"), label: nil)
+        try store.add(SecretBytes(utf8: "two"), label: nil)
+        try store.add(SecretBytes(utf8: "three"), label: nil)
+        try store.remove(labels: ["password-1"])
+        #expect(try store.add(SecretBytes(utf8: "four"), label: nil) == "password-1")
+        // The order added, not the label order.
+        #expect(try store.labels() == ["password-2", "password-3", "password-1"])
+    }
+
+    @Test func duplicateLabelIsRefusedAndNothingChanges() throws {
+        try store.add(SecretBytes(utf8: "first"), label: "work")
+        #expect(throws: StoreError.labelExists("work")) {
+            try self.store.add(SecretBytes(utf8: "second"), label: "work")
+        }
+        #expect(try store.passwords().map(\.secret.testString) == ["first"])
+    }
+
+    @Test func badLabelsAreRefused() throws {
+        #expect(throws: StoreError.self) { try self.store.add(SecretBytes(utf8: "x"), label: "") }
+        #expect(throws: StoreError.self) { try self.store.add(SecretBytes(utf8: "x"), label: "tab\there") }
+        #expect(throws: StoreError.self) { try self.store.add(SecretBytes(utf8: "x"), label: String(repeating: "a", count: 65)) }
+        #expect(try store.labels().isEmpty)
+    }
+
+    @Test func removeIsAllOrNothing() throws {
+        try store.add(SecretBytes(utf8: "a-secret"), label: "a")
+        try store.add(SecretBytes(utf8: "b-secret"), label: "b")
+        #expect(throws: StoreError.unknownLabels(["nope"])) { try self.store.remove(labels: ["a", "nope"]) }
+        #expect(try store.labels() == ["a", "b"])
+        try store.remove(labels: ["a", "b"])
+        #expect(try store.labels().isEmpty)
+        #expect(keyring.secretTool(["search", "--all", "label", "a"])?.contains("rwsecret: a") != true)
+    }
+
+    @Test func observersHearAddsAndRemovalsMadeThroughTheStore() throws {
+        let observer = RecordingObserver()
+        store.addObserver(observer)
+        try store.add(SecretBytes(utf8: "s1"), label: "x")
+        try store.add(SecretBytes(utf8: "s2"), label: nil)
+        try store.remove(labels: ["x"])
+        #expect(throws: StoreError.self) { try self.store.remove(labels: ["x"]) }
+        store.removeObserver(observer)
+        try store.add(SecretBytes(utf8: "s3"), label: "y")
+        #expect(observer.changes == [.added(label: "x"), .added(label: "password-1"), .removed(labels: ["x"])])
+    }
+
+    @Test func itemsOfOtherSchemasAreIgnored() throws {
+        // secret-tool stores without our schema; the store must not list it.
+        let stored = PrivateKeyring.run(
+            [try #require(PrivateKeyring.executable("secret-tool")), "store", "--label", "foreign", "label", "foreign"],
+            environment: keyring.environment, stdin: Array("foreign-secret".utf8))
+        #expect(stored != nil)
+        #expect(try store.labels().isEmpty)
+    }
+
+    @Test func concurrentAddsFromSeveralStoresTakeDistinctLabels() async throws {
+        let lockPath = keyring.root + "/run/rwsecret.lock"
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    let store = try KeyringPasswordStore(lockPath: lockPath)
+                    return try store.add(SecretBytes(utf8: "concurrent-\(index)"), label: nil)
+                }
+            }
+            var labels: [String] = []
+            for try await label in group { labels.append(label) }
+            #expect(Set(labels).count == 6)
+        }
+        #expect(Set(try store.labels()) == Set((1...6).map { "password-\($0)" }))
+    }
+}

@@ -1,0 +1,369 @@
+// Shared by RWSecretKitTests and rwsecretTests (Tests/rwsecretTests/Support/PrivateKeyring.swift is a symlink).
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real, unlocked gnome-keyring on a private D-Bus session bus, in a temporary HOME.
+///
+/// What it does (see ../shared/notes/keyring-headless.md for why):
+/// - a private `dbus-daemon --nofork --print-address` whose config has no
+///   `<servicedir>`, so nothing can ever be activated (not a second keyring
+///   daemon with the real HOME);
+/// - `gnome-keyring-daemon --foreground --unlock --components=secrets` with the
+///   password on stdin, HOME and XDG_* inside the temporary folder;
+/// - polls `NameHasOwner(org.freedesktop.secrets)` until the daemon owns it,
+///   then checks that the `default` collection is unlocked.
+/// Both daemons run under `setpriv --pdeathsig TERM`, started from a thread
+/// that lives as long as the process (the death signal follows the thread that
+/// forked), and are killed by PID in `stop()` or at exit.
+final class PrivateKeyring: @unchecked Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case notInstalled
+        case setup(String)
+        var description: String {
+            switch self {
+            case .notInstalled: "gnome-keyring-daemon is not installed (Debian package gnome-keyring)"
+            case .setup(let what): "private keyring: \(what)"
+            }
+        }
+    }
+
+    /// The temporary folder holding HOME, XDG_* and the bus socket.
+    let root: String
+    /// The private bus's address.
+    let busAddress: String
+    /// The environment for a process that should use this keyring (no DISPLAY).
+    let environment: [String: String]
+    /// The login collection's object path.
+    let collectionPath: String
+    private var pids: [pid_t]
+
+    /// Whether `gnome-keyring-daemon` is on PATH (tests skip only when it is not).
+    static var isInstalled: Bool { executable("gnome-keyring-daemon") != nil }
+
+    /// The message a skipped test prints.
+    static let skipMessage = "gnome-keyring-daemon is not installed: install the Debian package gnome-keyring (make deps) to run the keyring tests"
+
+    // MARK: - The process-wide keyring
+
+    nonisolated(unsafe) private static var processKeyring: Result<PrivateKeyring, Failure>?
+    private static let processLock = NSLock()
+
+    /// The keyring this test process talks to in-process: started once, before any
+    /// libsecret call, with DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR set for the
+    /// whole process (GDBus keeps the first session bus it connects to). Stopped at exit.
+    static func forThisProcess() throws -> PrivateKeyring {
+        processLock.lock()
+        defer { processLock.unlock() }
+        if let processKeyring { return try processKeyring.get() }
+        let result: Result<PrivateKeyring, Failure>
+        do {
+            let keyring = try start()
+            setenv("DBUS_SESSION_BUS_ADDRESS", keyring.busAddress, 1)
+            setenv("XDG_RUNTIME_DIR", keyring.root + "/run", 1)
+            unsetenv("DISPLAY")
+            atexit { PrivateKeyring.stopProcessKeyring() }
+            result = .success(keyring)
+        } catch let failure as Failure {
+            result = .failure(failure)
+        } catch {
+            result = .failure(.setup("\(error)"))
+        }
+        processKeyring = result
+        return try result.get()
+    }
+
+    private static func stopProcessKeyring() {
+        if case .success(let keyring) = processKeyring { keyring.stop() }
+    }
+
+    // MARK: - Starting and stopping
+
+    private init(root: String, busAddress: String, environment: [String: String], collectionPath: String, pids: [pid_t]) {
+        self.root = root
+        self.busAddress = busAddress
+        self.environment = environment
+        self.collectionPath = collectionPath
+        self.pids = pids
+    }
+
+    /// Starts a new private bus and keyring; `stop()` it when done.
+    /// - Parameter unlock: false leaves the daemon without an unlocked login collection.
+    static func start(password: String = "test-keyring-password") throws -> PrivateKeyring {
+        guard let keyringDaemon = executable("gnome-keyring-daemon") else { throw Failure.notInstalled }
+        guard let busDaemon = executable("dbus-daemon") else { throw Failure.setup("dbus-daemon is not installed") }
+        guard let setpriv = executable("setpriv") else { throw Failure.setup("setpriv is not installed") }
+
+        var template = Array("/tmp/rwsecret-keyring-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw Failure.setup("cannot create a temporary folder")
+        }
+        let root = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for folder in ["home", "data", "config", "cache", "run"] {
+            mkdir(root + "/" + folder, 0o700)
+        }
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(root)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        try config.write(toFile: root + "/bus.conf", atomically: true, encoding: .utf8)
+
+        var pids: [pid_t] = []
+        func fail(_ what: String) -> Failure {
+            for pid in pids { kill(pid, SIGTERM) }
+            try? FileManager.default.removeItem(atPath: root)
+            return .setup(what)
+        }
+
+        // 1. The bus: its first stdout line is the address.
+        let bus = try Spawner.shared.spawn(
+            [setpriv, "--pdeathsig", "TERM", "--", busDaemon, "--nofork", "--print-address", "--config-file=\(root)/bus.conf"],
+            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
+            stdin: nil, captureStdout: true)
+        pids.append(bus.pid)
+        guard let address = bus.readLine(), !address.isEmpty else { throw fail("dbus-daemon printed no address") }
+
+        let environment: [String: String] = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": root + "/home",
+            "XDG_DATA_HOME": root + "/data",
+            "XDG_CONFIG_HOME": root + "/config",
+            "XDG_CACHE_HOME": root + "/cache",
+            "XDG_RUNTIME_DIR": root + "/run",
+            "DBUS_SESSION_BUS_ADDRESS": address,
+            "LANG": "C.UTF-8",
+        ]
+
+        // 2. The keyring daemon, password on stdin.
+        let daemon = try Spawner.shared.spawn(
+            [setpriv, "--pdeathsig", "TERM", "--", keyringDaemon, "--foreground", "--unlock", "--components=secrets"],
+            environment: environment, stdin: Array(password.utf8), captureStdout: false)
+        pids.append(daemon.pid)
+
+        // 3. Wait until it owns org.freedesktop.secrets (never activated: the bus has no servicedir).
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let answer = gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
+                                             "-m", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets"])
+            if answer?.contains("true") == true { break }
+            if Date() > deadline { throw fail("gnome-keyring-daemon never owned org.freedesktop.secrets") }
+            usleep(10_000)
+        }
+
+        // 4. The default collection must exist and be unlocked.
+        guard let alias = gdbus(environment, ["-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+                                              "-m", "org.freedesktop.Secret.Service.ReadAlias", "default"]),
+              let quote = alias.firstIndex(of: "'"),
+              let end = alias[alias.index(after: quote)...].firstIndex(of: "'") else {
+            throw fail("the keyring has no default collection")
+        }
+        let collection = String(alias[alias.index(after: quote)..<end])
+        guard collection != "/" else { throw fail("the keyring has no default collection") }
+        let keyring = PrivateKeyring(root: root, busAddress: address, environment: environment,
+                                     collectionPath: collection, pids: pids)
+        guard keyring.isLocked == false else {
+            keyring.stop()
+            throw Failure.setup("the login collection is still locked after --unlock")
+        }
+        return keyring
+    }
+
+    /// Kills both daemons and removes the temporary folder.
+    func stop() {
+        for pid in pids.reversed() {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            var waited = 0
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                if waited == 200 { kill(pid, SIGKILL) }
+                usleep(10_000)
+                waited += 1
+            }
+        }
+        pids = []
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The login collection's `Locked` property (nil when it cannot be read).
+    var isLocked: Bool? {
+        guard let answer = Self.gdbus(environment, ["-d", "org.freedesktop.secrets", "-o", collectionPath,
+                                                    "-m", "org.freedesktop.DBus.Properties.Get",
+                                                    "org.freedesktop.Secret.Collection", "Locked"]) else { return nil }
+        if answer.contains("true") { return true }
+        if answer.contains("false") { return false }
+        return nil
+    }
+
+    /// Locks the login collection (gnome-keyring does it without a prompt).
+    func lock() throws {
+        guard Self.gdbus(environment, ["-d", "org.freedesktop.secrets", "-o", "/org/freedesktop/secrets",
+                                       "-m", "org.freedesktop.Secret.Service.Lock", "['\(collectionPath)']"]) != nil,
+              isLocked == true else {
+            throw Failure.setup("cannot lock \(collectionPath)")
+        }
+    }
+
+    /// Runs `secret-tool ARGS` against this keyring; returns its stdout, or nil on failure.
+    func secretTool(_ arguments: [String]) -> String? {
+        guard let tool = Self.executable("secret-tool") else { return nil }
+        return Self.run([tool] + arguments, environment: environment)
+    }
+
+    // MARK: - Helpers
+
+    private static func gdbus(_ environment: [String: String], _ arguments: [String]) -> String? {
+        guard let gdbus = executable("gdbus") else { return nil }
+        return run([gdbus, "call", "--session", "--timeout", "5"] + arguments, environment: environment)
+    }
+
+    /// Runs a short command; its stdout when it exits 0, else nil.
+    static func run(_ arguments: [String], environment: [String: String], stdin: [UInt8] = []) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.environment = environment
+        let output = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = input
+        do { try process.run() } catch { return nil }
+        input.fileHandleForWriting.write(Data(stdin))
+        try? input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func executable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") + ["/usr/bin", "/bin", "/usr/sbin"] {
+            let candidate = "\(folder)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Starts daemons from one thread that lives as long as the process, because
+/// `setpriv --pdeathsig` signals the child when the *thread* that forked it ends.
+private final class Spawner: @unchecked Sendable {
+    static let shared = Spawner()
+
+    struct Child {
+        let pid: pid_t
+        let stdout: Int32?
+        /// Reads one line from the child's stdout (blocking).
+        func readLine() -> String? {
+            guard let fd = stdout else { return nil }
+            var bytes: [UInt8] = []
+            var byte: UInt8 = 0
+            while read(fd, &byte, 1) == 1 {
+                if byte == 0x0A { break }
+                bytes.append(byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    private let condition = NSCondition()
+    private var job: (() -> Void)?
+    private var thread: Thread?
+
+    private init() {
+        let thread = Thread { [unowned self] in self.serve() }
+        thread.name = "PrivateKeyring.spawner"
+        thread.start()
+        self.thread = thread
+    }
+
+    private func serve() {
+        while true {
+            condition.lock()
+            while job == nil { condition.wait() }
+            let work = job!
+            job = nil
+            condition.unlock()
+            work()
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func onSpawnerThread<T>(_ body: @escaping () -> T) -> T {
+        var result: T?
+        condition.lock()
+        while job != nil { condition.wait() }
+        job = { result = body() }
+        condition.broadcast()
+        while result == nil { condition.wait() }
+        condition.unlock()
+        return result!
+    }
+
+    /// posix_spawn from the spawner thread; stdin bytes are written and closed, stdout piped if asked.
+    func spawn(_ arguments: [String], environment: [String: String], stdin: [UInt8]?, captureStdout: Bool) throws -> Child {
+        let outcome: Result<Child, PrivateKeyring.Failure> = onSpawnerThread {
+            var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1]
+            func cloexecPipe(_ fds: inout [Int32]) {
+                _ = pipe(&fds)
+                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            }
+            cloexecPipe(&inPipe)
+            if captureStdout { cloexecPipe(&outPipe) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+            if captureStdout {
+                posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            }
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv = arguments.map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+            // The child must not inherit this thread's blocked or ignored signals,
+            // or SIGTERM (ours and setpriv's death signal) would never reach it.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var empty = sigset_t(), defaults = sigset_t()
+            sigemptyset(&empty)
+            sigemptyset(&defaults)
+            for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+            var pid: pid_t = 0
+            let rc = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+            close(inPipe[0])
+            if captureStdout { close(outPipe[1]) }
+            guard rc == 0 else {
+                close(inPipe[1])
+                if captureStdout { close(outPipe[0]) }
+                return .failure(.setup("cannot start \(arguments[0]): \(String(cString: strerror(rc)))"))
+            }
+            if let stdin {
+                stdin.withUnsafeBytes { _ = write(inPipe[1], $0.baseAddress, $0.count) }
+                close(inPipe[1])
+            }
+            // With stdin nil the write end stays open: the child's stdin never ends.
+            return .success(Child(pid: pid, stdout: captureStdout ? outPipe[0] : nil))
+        }
+        return try outcome.get()
+    }
+}

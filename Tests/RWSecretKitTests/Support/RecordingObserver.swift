@@ -1,0 +1,15 @@
+import RWSecretKit
+
+/// Records every change a store announces, in order.
+final class RecordingObserver: PasswordStoreObserver {
+    private(set) var changes: [PasswordStoreChange] = []
+
+    func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+        changes.append(change)
+    }
+}
+
+extension SecretBytes {
+    /// The bytes as a String, for assertions in tests only.
+    var testString: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+}
