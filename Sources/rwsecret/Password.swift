@@ -2,14 +2,19 @@ import ArgumentParser
 import RWSecretKit
 
 extension RWSecret {
+    /// `rwsecret password add|remove|list`.
     struct Password: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add, remove and list stored passwords.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add, remove and list stored passwords.",
+            subcommands: [Add.self, Remove.self, List.self]
+        )
+
         @OptionGroup var global: GlobalOptions
-        func run() throws { throw CommandFailure(.usage, "password: not built yet") }
-    }
-    struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Which store, where, why, how many passwords, locked or not.")
-        @OptionGroup var global: GlobalOptions
-        func run() throws { throw CommandFailure(.usage, "status: not built yet") }
+        @ParentCommand var root: RWSecret
+
+        /// The global options given before `password`, before and after the subcommand's name.
+        func globals(_ own: GlobalOptions) throws -> GlobalOptions {
+            try own.merged(with: global.merged(with: root.global))
+        }
     }
 }

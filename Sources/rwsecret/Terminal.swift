@@ -44,3 +44,27 @@ enum Terminal {
         return secret
     }
 }
+
+extension Terminal {
+    /// The longest line `readStandardInputLine` keeps (far above the 1024-byte password limit).
+    static let maximumLineLength = 1 << 16
+
+    /// Reads one line from stdin (for `password add` when not on a terminal):
+    /// its LF and a trailing CR are dropped. A longer line is cut at
+    /// `maximumLineLength + 1` bytes, which the length validator then rejects.
+    static func readStandardInputLine() -> SecretBytes {
+        var line: [UInt8] = []
+        defer { Crypto.cleanse(&line) }
+        line.reserveCapacity(maximumLineLength + 1)  // no reallocation leaves unwiped copies
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(STDIN_FILENO, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == UInt8(ascii: "\n") { break }
+            if line.count <= maximumLineLength { line.append(byte) }
+        }
+        byte = 0
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return SecretBytes(line)
+    }
+}

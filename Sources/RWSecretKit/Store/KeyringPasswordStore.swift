@@ -19,6 +19,9 @@ public final class KeyringPasswordStore: PasswordStore {
 
     public var kind: StoreKind { .keyring }
 
+    /// What to do about a locked keyring.
+    public static var lockedAdvice: String { SecretServiceClient.lockedAdvice }
+
     /// Opens the keyring's default collection. A locked collection still opens
     /// (so `status` can report it); its operations then throw `locked`.
     /// - Parameter lockPath: the lock file taken around label choice and writing.

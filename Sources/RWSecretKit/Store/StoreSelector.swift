@@ -1,0 +1,145 @@
+internal import Glibc
+
+/// Chooses the password store the way the spec's "Where passwords live" says,
+/// and opens it.
+///
+/// - `--store` wins over `RWSECRET_STORE`; the default is `auto`.
+/// - `auto`: `--vault` or `RWSECRET_VAULT` means the vault; otherwise the keyring
+///   when some process owns `org.freedesktop.secrets` on the session bus (asked
+///   with `NameHasOwner`, which activates nothing), else the vault.
+/// - keyring together with `--vault` is bad usage; `RWSECRET_VAULT` is then ignored.
+public struct StoreSelector: Sendable {
+    /// The store chosen, where it lives and why.
+    public struct Choice: Sendable, Equatable {
+        public let kind: StoreKind
+        /// The vault's path (file store only).
+        public let vaultPath: String?
+        /// Why this store, for `status` and `--verbose`.
+        public let reason: String
+    }
+
+    /// Bad usage (exit 64): conflicting or unknown store options.
+    public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let storeOption: String?
+    public let vaultOption: String?
+    public let environment: [String: String]
+
+    /// - Parameters:
+    ///   - storeOption: `--store` (auto, keyring or file), if given.
+    ///   - vaultOption: `--vault`, if given.
+    ///   - environment: the process environment (`RWSECRET_STORE`, `RWSECRET_VAULT`,
+    ///     `XDG_DATA_HOME`, `HOME`, `XDG_RUNTIME_DIR`, `DBUS_SESSION_BUS_ADDRESS`).
+    public init(storeOption: String?, vaultOption: String?, environment: [String: String]) {
+        self.storeOption = storeOption
+        self.vaultOption = vaultOption
+        self.environment = environment
+    }
+
+    /// Decides which store to use. Under `auto` this may ask the session bus.
+    public func choose() throws(UsageError) -> Choice {
+        let setting: String
+        let source: String
+        if let storeOption {
+            (setting, source) = (storeOption, "--store \(storeOption)")
+        } else if let value = nonEmpty("RWSECRET_STORE") {
+            (setting, source) = (value, "RWSECRET_STORE=\(value)")
+        } else {
+            (setting, source) = ("auto", "auto")
+        }
+        switch setting {
+        case "keyring":
+            if vaultOption != nil { throw UsageError(description: "--vault cannot be used with the keyring store (\(source))") }
+            return Choice(kind: .keyring, vaultPath: nil, reason: "\(source) was asked for")
+        case "file":
+            let (path, origin) = vaultPath()
+            return Choice(kind: .file, vaultPath: path, reason: "\(source) was asked for; vault \(origin)")
+        case "auto":
+            if let vaultOption { return Choice(kind: .file, vaultPath: vaultOption, reason: "auto: --vault was given") }
+            if let path = nonEmpty("RWSECRET_VAULT") { return Choice(kind: .file, vaultPath: path, reason: "auto: RWSECRET_VAULT is set") }
+            let (path, _) = vaultPath()
+            switch secretServiceOnBus() {
+            case .running:
+                return Choice(kind: .keyring, vaultPath: nil, reason: "auto: a Secret Service owns org.freedesktop.secrets on the session bus")
+            case .absent(let why):
+                return Choice(kind: .file, vaultPath: path, reason: "auto: \(why), so the vault is used")
+            }
+        default:
+            throw UsageError(description: "unknown store '\(setting)' in \(source == "auto" ? "RWSECRET_STORE" : source) (use auto, keyring or file)")
+        }
+    }
+
+    /// Opens the chosen store. A keyring that answers but is locked still opens
+    /// (check `isLocked`); the vault asks `passphrase` only when it must read or create the file.
+    public func open(_ choice: Choice, passphrase: @escaping VaultPasswordStore.PassphraseProvider) throws(StoreError) -> any PasswordStore {
+        switch choice.kind {
+        case .keyring:
+            // With no bus at all GDBus would try to autolaunch one (dbus-launch, under X11): never.
+            if case .absent(let why) = busPresence() {
+                throw .unavailable(reason: why, advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, or keep passwords in the encrypted vault instead: --store file")
+            }
+            return try KeyringPasswordStore(lockPath: keyringLockPath())
+        case .file, .memory:
+            return VaultPasswordStore(path: choice.vaultPath ?? vaultPath().path, passphrase: passphrase)
+        }
+    }
+
+    // MARK: - Paths
+
+    /// The vault path and where it came from: `--vault`, `RWSECRET_VAULT`, or the default
+    /// `$XDG_DATA_HOME/rwsecret/vault` (`~/.local/share/rwsecret/vault`).
+    public func vaultPath() -> (path: String, origin: String) {
+        if let vaultOption { return (vaultOption, "from --vault") }
+        if let path = nonEmpty("RWSECRET_VAULT") { return (path, "from RWSECRET_VAULT") }
+        return (Self.defaultVaultPath(environment), "at the default path")
+    }
+
+    /// `$XDG_DATA_HOME/rwsecret/vault`, or `$HOME/.local/share/rwsecret/vault`.
+    public static func defaultVaultPath(_ environment: [String: String]) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/rwsecret/vault" }
+        return home(environment) + "/.local/share/rwsecret/vault"
+    }
+
+    /// `$XDG_RUNTIME_DIR/rwsecret.lock`, or beside the default vault when there is no runtime folder.
+    public func keyringLockPath() -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rwsecret.lock" }
+        return StoreFiles.folder(of: Self.defaultVaultPath(environment)) + "/rwsecret.lock"
+    }
+
+    private static func home(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+
+    private func nonEmpty(_ name: String) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    // MARK: - The bus
+
+    private enum BusAnswer { case running, absent(String) }
+
+    /// Whether a session bus can be found without autolaunching one: an address in
+    /// DBUS_SESSION_BUS_ADDRESS, or the `$XDG_RUNTIME_DIR/bus` socket GDBus falls back to.
+    private func busPresence() -> BusAnswer {
+        if nonEmpty("DBUS_SESSION_BUS_ADDRESS") != nil { return .running }
+        if let runtime = environment["XDG_RUNTIME_DIR"], StoreFiles.exists(runtime + "/bus") { return .running }
+        return .absent("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+    }
+
+    /// Asks the session bus about `org.freedesktop.secrets` without loading libsecret
+    /// when there is plainly no bus (no address and no `$XDG_RUNTIME_DIR/bus`).
+    private func secretServiceOnBus() -> BusAnswer {
+        if case .absent(let why) = busPresence() { return .absent(why) }
+        do throws(StoreError) {
+            return try KeyringPasswordStore.secretServiceIsRunning()
+                ? .running : .absent("no Secret Service owns org.freedesktop.secrets on the session bus")
+        } catch {
+            return .absent("the session bus cannot be asked (\(error))")
+        }
+    }
+}

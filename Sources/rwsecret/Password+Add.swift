@@ -1,0 +1,76 @@
+import ArgumentParser
+import RWSecretKit
+
+extension CharacterClassValidator.Requirement: ExpressibleByArgument {}
+
+extension RWSecret.Password {
+    /// `rwsecret password add [LABEL]`: validators, then the store.
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a password (asked twice without echo, or one line from stdin).",
+            discussion: """
+                Without LABEL the lowest free password-N is used. The password must be non-empty, \
+                at most 1024 bytes, without control characters or line breaks, and not already stored; \
+                every rule it breaks is reported. No option takes the password itself.
+                """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Password
+
+        @Argument(help: ArgumentHelp("The label (1–64 characters, no control characters).", valueName: "label"))
+        var label: String?
+
+        @Option(name: .customLong("min-length"), help: ArgumentHelp("Require at least N characters.", valueName: "n"))
+        var minLength: Int?
+
+        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric.", valueName: "class"))
+        var require: [CharacterClassValidator.Requirement] = []
+
+        func validate() throws {
+            if require.count > 1 { throw ValidationError("--require can be given only once") }
+            if let minLength, minLength < 1 { throw ValidationError("--min-length must be at least 1") }
+        }
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            // Checked in the spec's order: what was given (65), then the store (69).
+            if let label {
+                do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
+            }
+            let secret = try readPassword()
+            let given = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require.first, stored: [])
+            try report(given.validate(secret))
+
+            let store = try global.openStore()
+            do {
+                // Now with "not already stored": every failure together.
+                let stored = try store.passwords().map(\.secret)
+                let all = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require.first, stored: stored)
+                try report(all.validate(secret))
+                let used = try store.add(secret, label: label)
+                if !global.quiet {
+                    Output.standardError.line("rwsecret: stored password '\(used)' (\(store.kind.rawValue) store)")
+                }
+            } catch let error as StoreError {
+                throw CommandFailure(error)
+            }
+        }
+
+        /// On a terminal: asked twice without echo, and both must match. Otherwise one line of stdin.
+        private func readPassword() throws -> SecretBytes {
+            guard Terminal.isInteractive else { return Terminal.readStandardInputLine() }
+            let first = try Terminal.readSecret(prompt: "Password to store: ")
+            let second = try Terminal.readSecret(prompt: "Again: ")
+            guard first.isEqual(to: second) else { throw CommandFailure(.dataError, "the two passwords differ; nothing was stored") }
+            return first
+        }
+
+        /// Prints every failure as its own line and stops with 65.
+        private func report(_ failures: [ValidationFailure]) throws {
+            guard !failures.isEmpty else { return }
+            for failure in failures { Output.standardError.line("rwsecret: \(failure)") }
+            throw CommandFailure.silent(.dataError)
+        }
+    }
+}
