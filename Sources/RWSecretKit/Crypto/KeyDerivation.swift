@@ -1,15 +1,55 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// RNCryptor's key derivation: PBKDF2-HMAC-SHA1, 10,000 iterations, 32-byte keys.
+///
+/// Three interchangeable implementations compute the same function:
+/// - `openssl`: OpenSSL's `PKCS5_PBKDF2_HMAC` (the reference; slow in OpenSSL 3).
+/// - `portable`: HMAC inner/outer SHA-1 states precomputed once per password, then
+///   two `SHA1_Transform` compressions per iteration.
+/// - `sha`: the same precomputation, then the iterations in a C kernel on the x86 SHA
+///   extensions that interleaves two or three independent chains (T1 ∥ T2 of one key,
+///   and the keys of a batch).
+///
+/// The default (`activeImplementation`) is `sha` when the CPU has the SHA extensions
+/// and the kernel passes a known-answer check, otherwise `portable`. The environment
+/// variable `RWSECRET_KDF` (`portable`, `sha` or `openssl`), read once, overrides it.
 public enum KeyDerivation {
     /// The iteration count every RNCryptor version uses.
     public static let iterations = 10_000
 
+    /// An implementation of PBKDF2-HMAC-SHA1.
+    public enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// OpenSSL's `PKCS5_PBKDF2_HMAC`.
+        case openssl
+        /// Precomputed HMAC states and OpenSSL's `SHA1_Transform`.
+        case portable
+        /// Precomputed HMAC states and the interleaved SHA-NI kernel.
+        case sha
+
+        public var description: String { rawValue }
+    }
+
+    /// The implementation `key(password:salt:)` and `keys(_:)` use.
+    public static var activeImplementation: Implementation { active }
+
+    /// Whether `implementation` runs as itself here. `sha` needs the SHA extensions
+    /// (SHA, SSE4.1, SSSE3) and a passed known-answer check; when it is unavailable,
+    /// asking for it computes with `portable` instead.
+    public static func isAvailable(_ implementation: Implementation) -> Bool {
+        implementation != .sha || shaKernelVerified
+    }
+
+    /// Whether this CPU has the instructions the `sha` kernel needs (SHA, SSE4.1, SSSE3),
+    /// whatever the known-answer check said.
+    public static var cpuHasSHAExtensions: Bool { Crypto.sha1KernelSupported }
+
     /// Derives one 32-byte key from `password` and `salt`.
     public static func key(password: SecretBytes, salt: some ContiguousBytes) -> SecretBytes {
-        password.withUnsafeBytes { p in
-            salt.withUnsafeBytes { s in
-                Crypto.opensslPBKDF2SHA1(password: p, salt: s, iterations: iterations, keyLength: Crypto.keySize)
-            }
-        }
+        key(password: password, salt: salt, using: active)
     }
 
     /// Derives one key for each (password, salt) pair, in order.
@@ -17,6 +57,94 @@ public enum KeyDerivation {
     /// Independent derivations may be computed together; the result is the same as
     /// calling `key(password:salt:)` for each pair.
     public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])]) -> [SecretBytes] {
-        requests.map { key(password: $0.password, salt: $0.salt) }
+        keys(requests, using: active)
+    }
+
+    /// Derives one 32-byte key with a chosen implementation.
+    public static func key(password: SecretBytes, salt: some ContiguousBytes, using implementation: Implementation) -> SecretBytes {
+        pbkdf2SHA1(password: password, salt: salt, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
+    }
+
+    /// Derives one 32-byte key per (password, salt) pair with a chosen implementation.
+    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], using implementation: Implementation) -> [SecretBytes] {
+        pbkdf2SHA1(requests, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
+    }
+
+    /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
+    /// and measurements; RNCryptor itself uses `key(password:salt:)`.
+    public static func pbkdf2SHA1(password: SecretBytes, salt: some ContiguousBytes, iterations: Int, keyLength: Int, using implementation: Implementation) -> SecretBytes {
+        let saltBytes = salt.withUnsafeBytes { Array($0) }
+        return pbkdf2SHA1([(password, saltBytes)], iterations: iterations, keyLength: keyLength, using: implementation)[0]
+    }
+
+    /// PBKDF2-HMAC-SHA1 of several (password, salt) pairs, computed together where the
+    /// implementation can (`sha` interleaves their chains).
+    public static func pbkdf2SHA1(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int, keyLength: Int, using implementation: Implementation) -> [SecretBytes] {
+        switch implementation {
+        case .openssl:
+            return requests.map { request in
+                request.password.withUnsafeBytes { p in
+                    request.salt.withUnsafeBytes { s in
+                        Crypto.opensslPBKDF2SHA1(password: p, salt: s, iterations: iterations, keyLength: keyLength)
+                    }
+                }
+            }
+        case .portable:
+            return Crypto.pbkdf2SHA1(requests, iterations: iterations, keyLength: keyLength, loop: .portable)
+        case .sha:
+            return Crypto.pbkdf2SHA1(requests, iterations: iterations, keyLength: keyLength, loop: shaKernelVerified ? .sha : .portable)
+        }
+    }
+
+    // MARK: - Choosing the implementation
+
+    /// Chosen once, on first use.
+    private static let active: Implementation = {
+        if let value = getenv("RWSECRET_KDF"), let forced = Implementation(rawValue: String(cString: value)) {
+            return forced == .sha && !shaKernelVerified ? .portable : forced
+        }
+        return shaKernelVerified ? .sha : .portable
+    }()
+
+    /// The CPU has the SHA extensions and the kernel reproduces known answers
+    /// (through its one-, two- and three-chain paths). Checked once, before first use.
+    private static let shaKernelVerified: Bool = Crypto.sha1KernelSupported && shaKernelPassesKnownAnswers()
+
+    private static func shaKernelPassesKnownAnswers() -> Bool {
+        // RFC 6070 (c = 2, one chain) and two vectors of our own, computed with
+        // Python's hashlib.pbkdf2_hmac: 32 bytes = two chains, 60 bytes with a
+        // 70-byte password (hashed HMAC key) = three chains, and both together =
+        // five chains (three + two).
+        let rfc = SecretBytes(utf8: "password")
+        let two = SecretBytes(utf8: "rwsecret known answer")
+        let three = SecretBytes([UInt8](repeating: UInt8(ascii: "x"), count: 70))
+        let twoSalt: [UInt8] = [0, 1, 2, 3, 4, 5, 6, 7]
+        let threeSalt = Array("kat".utf8)
+        let expectedRFC = hexBytes("ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957")
+        let expectedTwo = hexBytes("3cef53176c8591f5834109ea1b675447bddfafa6f064f2da4fa6ae23840987f9")
+        let expectedThree = hexBytes("ae5983fb29e0b7e3ffbcc2c787d69ce2568d59adcd3e958554748a0c30889955a6ef9aedac3a9cf80895e9a685bf4fffbcf0e46f0e7c7199f7f8ec18")
+
+        func matches(_ key: SecretBytes, _ expected: [UInt8]) -> Bool {
+            key.withUnsafeBytes { Array($0) == expected }
+        }
+        let one = Crypto.pbkdf2SHA1([(rfc, Array("salt".utf8))], iterations: 2, keyLength: 20, loop: .sha)
+        let pair = Crypto.pbkdf2SHA1([(two, twoSalt)], iterations: 3, keyLength: 32, loop: .sha)
+        let triple = Crypto.pbkdf2SHA1([(three, threeSalt)], iterations: 3, keyLength: 60, loop: .sha)
+        let five = Crypto.pbkdf2SHA1([(two, twoSalt), (three, threeSalt)], iterations: 3, keyLength: 60, loop: .sha)
+        return matches(one[0], expectedRFC)
+            && matches(pair[0], expectedTwo)
+            && matches(triple[0], expectedThree)
+            && matches(five[0].slice(0..<32), expectedTwo)
+            && matches(five[1], expectedThree)
+    }
+
+    private static func hexBytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for c in hex.utf8 {
+            let nibble = c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10
+            if let h = high { bytes.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return bytes
     }
 }
