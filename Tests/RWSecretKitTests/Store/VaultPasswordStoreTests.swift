@@ -1,0 +1,165 @@
+import Foundation
+import RWSecretKit
+import Testing
+
+/// The vault adapter on real files.
+struct VaultPasswordStoreTests {
+    let folder = TemporaryFolder()
+
+    /// A passphrase provider that counts how often it is asked.
+    final class Passphrase: @unchecked Sendable {
+        let value: String
+        private(set) var requests: [VaultPasswordStore.PassphraseRequest] = []
+        init(_ value: String) { self.value = value }
+        func provide(_ request: VaultPasswordStore.PassphraseRequest) throws(StoreError) -> SecretBytes {
+            requests.append(request)
+            return SecretBytes(utf8: value)
+        }
+    }
+
+    func store(at path: String, passphrase: Passphrase) -> VaultPasswordStore {
+        VaultPasswordStore(path: path, passphrase: passphrase.provide)
+    }
+
+    @Test func absentVaultIsAnEmptyStoreThatNeedsNoPassphrase() throws {
+        let passphrase = Passphrase("correct horse battery")
+        let vault = store(at: folder.path + "/missing/vault", passphrase: passphrase)
+        #expect(try vault.labels().isEmpty)
+        #expect(try vault.passwords().isEmpty)
+        #expect(passphrase.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/missing"))
+    }
+
+    @Test func roundTripKeepsOrderLabelsAndSecrets() throws {
+        let path = folder.path + "/vault"
+        let passphrase = Passphrase("correct horse battery")
+        let vault = store(at: path, passphrase: passphrase)
+        // Secrets with bytes an ad-hoc text format would trip over.
+        let secrets = ["plain", "with\u{0}nul", "ünïcödé 🔑", String(repeating: "x", count: 1024), "=:\n\"\\"]
+        for (index, secret) in secrets.enumerated() {
+            try vault.add(SecretBytes(utf8: secret), label: index == 2 ? "named" : nil)
+        }
+        #expect(passphrase.requests == [.create])
+
+        let reopened = store(at: path, passphrase: Passphrase("correct horse battery"))
+        #expect(try reopened.labels() == ["password-1", "password-2", "named", "password-3", "password-4"])
+        #expect(try reopened.passwords().map(\.secret.testString) == secrets)
+        #expect(reopened.kind == .file)
+        #expect(reopened.location == path)
+    }
+
+    @Test func removeIsAllOrNothingAndLabelsAreUnique() throws {
+        let path = folder.path + "/vault"
+        let vault = store(at: path, passphrase: Passphrase("correct horse battery"))
+        try vault.add(SecretBytes(utf8: "a-secret"), label: "a")
+        try vault.add(SecretBytes(utf8: "b-secret"), label: "b")
+        #expect(throws: StoreError.labelExists("a")) { try vault.add(SecretBytes(utf8: "other"), label: "a") }
+        #expect(throws: StoreError.unknownLabels(["c"])) { try vault.remove(labels: ["a", "c"]) }
+        #expect(try vault.labels() == ["a", "b"])
+        try vault.remove(labels: ["b"])
+        #expect(try store(at: path, passphrase: Passphrase("correct horse battery")).labels() == ["a"])
+    }
+
+    @Test func observersHearChanges() throws {
+        let vault = store(at: folder.path + "/vault", passphrase: Passphrase("correct horse battery"))
+        let observer = RecordingObserver()
+        vault.addObserver(observer)
+        try vault.add(SecretBytes(utf8: "one"), label: "x")
+        #expect(throws: StoreError.self) { try vault.add(SecretBytes(utf8: "two"), label: "x") }
+        try vault.remove(labels: ["x"])
+        #expect(observer.changes == [.added(label: "x"), .removed(labels: ["x"])])
+    }
+
+    @Test func fileIsMode0600AndNewFoldersAre0700() throws {
+        // An existing folder keeps its mode; the missing ones below it are created 0700.
+        let existing = folder.path + "/existing"
+        try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let path = existing + "/a/b/vault"
+        let vault = store(at: path, passphrase: Passphrase("correct horse battery"))
+        try vault.add(SecretBytes(utf8: "s"), label: "l")
+        #expect(TemporaryFolder.mode(path) == 0o600)
+        #expect(TemporaryFolder.mode(existing + "/a") == 0o700)
+        #expect(TemporaryFolder.mode(existing + "/a/b") == 0o700)
+        #expect(TemporaryFolder.mode(existing) == 0o755)
+        // A rewrite keeps 0600 and leaves no temporary file behind.
+        try vault.add(SecretBytes(utf8: "t"), label: "m")
+        #expect(TemporaryFolder.mode(path) == 0o600)
+        let names = try FileManager.default.contentsOfDirectory(atPath: existing + "/a/b").sorted()
+        #expect(names == ["vault", "vault.lock"])
+    }
+
+    @Test func vaultHoldsNoSecretOrLabelInPlainBytes() throws {
+        let path = folder.path + "/vault"
+        let vault = store(at: path, passphrase: Passphrase("correct horse battery"))
+        try vault.add(SecretBytes(utf8: "UnmistakableSecret-7f3a"), label: "UnmistakableLabel")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(bytes.first == 3 && bytes.dropFirst().first == 1, "a v3 password-based RNCryptor message")
+        for needle in ["UnmistakableSecret-7f3a", "UnmistakableLabel", "correct horse battery"] {
+            let pattern = Array(needle.utf8)
+            let found = bytes.indices.contains { start in
+                start + pattern.count <= bytes.count && Array(bytes[start..<start + pattern.count]) == pattern
+            }
+            #expect(!found, "\(needle) appears in the vault file")
+        }
+    }
+
+    @Test func wrongPassphraseFailsAndLeavesTheFileByteIdentical() throws {
+        let path = folder.path + "/vault"
+        try store(at: path, passphrase: Passphrase("correct horse battery")).add(SecretBytes(utf8: "s"), label: "l")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        var info = stat()
+        stat(path, &info)
+        let inode = info.st_ino
+
+        let wrong = store(at: path, passphrase: Passphrase("wrong passphrase!"))
+        let attempts: [() throws -> Void] = [
+            { try wrong.add(SecretBytes(utf8: "t"), label: "m") }, { try wrong.remove(labels: ["l"]) }, { _ = try wrong.labels() },
+        ]
+        for attempt in attempts {
+            #expect {
+                try attempt()
+            } throws: { error in
+                guard case .unavailable(let reason, _) = error as? StoreError else { return false }
+                return reason.contains("wrong passphrase")
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        stat(path, &info)
+        #expect(info.st_ino == inode, "the vault was not replaced")
+    }
+
+    @Test func newVaultPassphraseMustPassTheValidators() throws {
+        let path = folder.path + "/vault"
+        let vault = store(at: path, passphrase: Passphrase("short"))
+        #expect {
+            try vault.add(SecretBytes(utf8: "s"), label: "l")
+        } throws: { error in
+            guard case .passphraseRejected(let failures) = error as? StoreError else { return false }
+            return failures.map(\.domain) == [MinimumLengthValidator.domain]
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func damagedVaultIsReportedNotCrashed() throws {
+        let path = folder.path + "/vault"
+        try store(at: path, passphrase: Passphrase("correct horse battery")).add(SecretBytes(utf8: "s"), label: "l")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(40).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try store(at: path, passphrase: Passphrase("correct horse battery")).labels() }
+    }
+
+    @Test func concurrentWritersInThisProcessLoseNothing() async throws {
+        let path = folder.path + "/vault"
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let vault = VaultPasswordStore(path: path) { _ throws(StoreError) in SecretBytes(utf8: "correct horse battery") }
+                    try vault.add(SecretBytes(utf8: "secret-\(index)"), label: "label-\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        let labels = try store(at: path, passphrase: Passphrase("correct horse battery")).labels()
+        #expect(Set(labels) == Set((0..<8).map { "label-\($0)" }))
+    }
+}
