@@ -148,18 +148,28 @@ struct VaultPasswordStoreTests {
         #expect(throws: StoreError.self) { try store(at: path, passphrase: Passphrase("correct horse battery")).labels() }
     }
 
-    @Test func concurrentWritersInThisProcessLoseNothing() async throws {
+    @Test func concurrentWritersInThisProcessLoseNothing() throws {
+        // 16 threads (not the 2-thread cooperative pool), each with its own store and lock descriptor.
         let path = folder.path + "/vault"
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<8 {
-                group.addTask {
-                    let vault = VaultPasswordStore(path: path) { _ throws(StoreError) in SecretBytes(utf8: "correct horse battery") }
+        let group = DispatchGroup()
+        let failures = NSLock()
+        nonisolated(unsafe) var errors: [StoreError] = []
+        for index in 0..<16 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                let vault = VaultPasswordStore(path: path) { _ throws(StoreError) in SecretBytes(utf8: "correct horse battery") }
+                do throws(StoreError) {
                     try vault.add(SecretBytes(utf8: "secret-\(index)"), label: "label-\(index)")
+                } catch {
+                    failures.lock(); errors.append(error); failures.unlock()
                 }
-            }
-            try await group.waitForAll()
+            }.start()
         }
+        group.wait()
+        #expect(errors.isEmpty)
         let labels = try store(at: path, passphrase: Passphrase("correct horse battery")).labels()
-        #expect(Set(labels) == Set((0..<8).map { "label-\($0)" }))
+        #expect(Set(labels) == Set((0..<16).map { "label-\($0)" }))
+        #expect(labels.count == 16)
     }
 }

@@ -181,18 +181,34 @@ final class PrivateKeyring: @unchecked Sendable {
 
     /// Kills both daemons and removes the temporary folder.
     func stop() {
-        for pid in pids.reversed() {
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
-            var waited = 0
-            while waitpid(pid, &status, WNOHANG) == 0 {
-                if waited == 200 { kill(pid, SIGKILL) }
-                usleep(10_000)
-                waited += 1
-            }
-        }
+        for pid in pids.reversed() { Self.terminate(pid) }
         pids = []
         try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Stops only the keyring daemon, leaving a bus on which nobody owns org.freedesktop.secrets.
+    func stopKeyringDaemon() throws {
+        guard pids.count == 2 else { throw Failure.setup("the keyring daemon is not running") }
+        let daemon = pids.removeLast()
+        Self.terminate(daemon)
+        let deadline = Date().addingTimeInterval(5)
+        while Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
+                                       "-m", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets"])?.contains("false") != true {
+            if Date() > deadline { throw Failure.setup("org.freedesktop.secrets is still owned") }
+            usleep(10_000)
+        }
+    }
+
+    /// SIGTERM, then SIGKILL after 2 s; reaps the child.
+    private static func terminate(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        var waited = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if waited == 200 { kill(pid, SIGKILL) }
+            usleep(10_000)
+            waited += 1
+        }
     }
 
     /// The login collection's `Locked` property (nil when it cannot be read).
