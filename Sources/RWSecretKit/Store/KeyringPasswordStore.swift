@@ -46,10 +46,13 @@ public final class KeyringPasswordStore: PasswordStore {
     }
 
     public func passwords() throws(StoreError) -> [StoredPassword] {
+        let entries = try client.itemsWithSecrets()
+        if entries.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
         var result: [StoredPassword] = []
-        for item in try items() {
-            guard let secret = try client.secret(label: item.label) else { throw emptyAnswer() }
-            result.append(StoredPassword(label: item.label, secret: secret))
+        for entry in entries.sorted(by: { ($0.item.order, $0.item.label) < ($1.item.order, $1.item.label) }) {
+            // Listed but unreadable: a locked item or collection.
+            guard let secret = entry.secret else { throw emptyAnswer() }
+            result.append(StoredPassword(label: entry.item.label, secret: secret))
         }
         return result
     }

@@ -44,6 +44,17 @@ final class KeyringPasswordStoreTests {
         #expect(keyring.secretTool(["lookup", "label", "work"]) == "correct horse")
     }
 
+    @Test func manyPasswordsReadBackInOrderWithTheirSecrets() throws {
+        for index in 1...25 { try store.add(SecretBytes(utf8: "secret number \(index)"), label: "item-\(index)") }
+        let clock = ContinuousClock()
+        var passwords: [StoredPassword] = []
+        let elapsed = try clock.measure { passwords = try store.passwords() }
+        #expect(passwords.map(\.label) == (1...25).map { "item-\($0)" })
+        #expect(passwords.map(\.secret.testString) == (1...25).map { "secret number \($0)" })
+        // One search with the secrets loaded in a batch, not one round trip per item.
+        #expect(elapsed < .seconds(1), "passwords() took \(elapsed)")
+    }
+
     @Test func orderSurvivesRemovalAndTheLowestFreeLabelIsReused() throws {
         try store.add(SecretBytes(utf8: "one"), label: nil)
         try store.add(SecretBytes(utf8: "two"), label: nil)

@@ -68,28 +68,24 @@ final class SecretServiceClient: @unchecked Sendable {
 
     /// Every item of our schema (all of them, locked or not), without secrets.
     func items() throws(StoreError) -> [KeyringItem] {
-        try search(label: nil) { retrievable in
-            let attributes = self.api.pointee.secret_retrievable_get_attributes(retrievable)
-            defer { self.api.pointee.g_hash_table_unref(attributes) }
-            guard let label = self.value(attributes, "label") else { return nil }
-            return KeyringItem(label: label, order: self.value(attributes, "order").flatMap { Int($0) } ?? 0)
-        }
+        try search(label: nil) { self.item($0) }
     }
 
-    /// The secret stored under `label`, or nil when there is none (or it cannot be read).
-    func secret(label: String) throws(StoreError) -> SecretBytes? {
-        let secrets: [SecretBytes] = try search(label: label) { retrievable in
+    /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked),
+    /// in one search whose secrets libsecret loads in one batch.
+    func itemsWithSecrets() throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
+        try search(label: nil, flags: SECRET_SEARCH_LOAD_SECRETS) { retrievable in
+            guard let item = self.item(retrievable) else { return nil }
             var error: UnsafeMutablePointer<GError>?
             guard let value = self.api.pointee.secret_retrievable_retrieve_secret_sync(retrievable, nil, &error) else {
                 if let error { self.api.pointee.g_error_free(error) }
-                return nil
+                return (item, nil)
             }
             defer { self.api.pointee.secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
-            guard let bytes = self.api.pointee.secret_value_get(value, &length) else { return nil }
-            return SecretBytes(UnsafeRawBufferPointer(start: bytes, count: length))
+            guard let bytes = self.api.pointee.secret_value_get(value, &length) else { return (item, nil) }
+            return (item, SecretBytes(UnsafeRawBufferPointer(start: bytes, count: length)))
         }
-        return secrets.first
     }
 
     /// Stores `secret` under `label` with creation counter `order` in the default collection.
@@ -124,11 +120,18 @@ final class SecretServiceClient: @unchecked Sendable {
 
     // MARK: - Helpers
 
-    private func search<T>(label: String?, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
+    private func item(_ retrievable: OpaquePointer) -> KeyringItem? {
+        let attributes = api.pointee.secret_retrievable_get_attributes(retrievable)
+        defer { api.pointee.g_hash_table_unref(attributes) }
+        guard let label = value(attributes, "label") else { return nil }
+        return KeyringItem(label: label, order: value(attributes, "order").flatMap { Int($0) } ?? 0)
+    }
+
+    private func search<T>(label: String?, flags: SecretSearchFlags = SECRET_SEARCH_NONE, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
         let attributes = rws_attributes(api, label, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
-        let list = api.pointee.secret_password_searchv_sync(rws_schema(), attributes, SECRET_SEARCH_ALL, nil, &error)
+        let list = api.pointee.secret_password_searchv_sync(rws_schema(), attributes, SecretSearchFlags(SECRET_SEARCH_ALL.rawValue | flags.rawValue), nil, &error)
         if let error { throw translate(error, operation: "list the passwords") }
         defer { if let list { api.pointee.g_list_free_full(list, api.pointee.g_object_unref) } }
         var results: [T] = []
