@@ -219,6 +219,16 @@ while let argument = arguments.popFirst() {
 let running = sections.filter { selected.isEmpty || selected.contains($0.name) }
 let measurements = running.flatMap(\.measurements)
 
+/// /proc/loadavg's first three fields, where there is one.
+let loadAverage: String? = {
+    guard let file = fopen("/proc/loadavg", "r") else { return nil }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 128)
+    guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+    let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+}()
+
 for measurement in measurements { measurement.setUp() }
 // Warm-up: first use of EVP providers, the KDF's known-answer check, page faults.
 for measurement in measurements { measurement.body() }
@@ -238,6 +248,7 @@ print("rwsecret-bench — \(version); KDF in use: \(KeyDerivation.activeImplemen
       + "; SHA extensions: \(KeyDerivation.cpuHasSHAExtensions ? "yes" : "no")"
       + (KeyDerivation.isAvailable(.sha) ? "" : " (sha path unavailable: rows marked sha ran the portable path)")
       + "; medians of \(repetitions) round-robin samples")
+print("load average before the run: \(loadAverage ?? "?") (the machine's other work skews interleaved chains most: quote ratios from a quiet run)")
 print("")
 print("Ratios")
 for section in running {
