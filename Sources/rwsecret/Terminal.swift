@@ -21,18 +21,25 @@ enum Terminal {
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        _ = prompt.withCString { Glibc.write(tty, $0, strlen($0)) }
+        // Ctrl-C (or a TERM/HUP/QUIT) at the prompt must not leave the terminal without echo.
+        let previous = installRestoringHandlers(tty: tty, saved: saved)
+        defer { restoreHandlers(previous) }
+        // Echo off first (dropping typeahead), then the prompt: an answer typed as soon
+        // as the prompt shows is never discarded. Restored without discarding anything.
         tcsetattr(tty, TCSAFLUSH, &silent)
-        defer { tcsetattr(tty, TCSAFLUSH, &saved) }
+        defer { tcsetattr(tty, TCSANOW, &saved) }
+        _ = prompt.withCString { Glibc.write(tty, $0, strlen($0)) }
         var line: [UInt8] = []
         defer { Crypto.cleanse(&line) }
+        line.reserveCapacity(maximumLineLength + 1)  // no reallocation leaves unwiped copies
         var byte: UInt8 = 0
         while true {
             let n = Glibc.read(tty, &byte, 1)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
+            if line.count <= maximumLineLength { line.append(byte) }
         }
+        byte = 0
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return SecretBytes(line)
     }
@@ -42,6 +49,41 @@ enum Terminal {
         let secret = try readSecret(prompt: "Password: ")
         try RunPasswords.check(secret, name: "prompt")
         return secret
+    }
+}
+
+/// What the signal handler puts back: the prompt's terminal and its settings.
+nonisolated(unsafe) private var restoreFD: Int32 = -1
+nonisolated(unsafe) private var restoreSettings = termios()
+private let restoredSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+/// Puts the terminal's settings back, then dies of `signal` as if it had not been caught.
+private func restoreTerminalAndDie(_ signal: Int32) {
+    if restoreFD >= 0 { tcsetattr(restoreFD, TCSANOW, &restoreSettings) }
+    Glibc.signal(signal, SIG_DFL)
+    raise(signal)
+}
+
+extension Terminal {
+    fileprivate static func installRestoringHandlers(tty: Int32, saved: termios) -> [sigaction] {
+        restoreFD = tty
+        restoreSettings = saved
+        return restoredSignals.map { signal in
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = restoreTerminalAndDie
+            sigemptyset(&action.sa_mask)
+            var old = sigaction()
+            sigaction(signal, &action, &old)
+            return old
+        }
+    }
+
+    fileprivate static func restoreHandlers(_ previous: [sigaction]) {
+        for (signal, old) in zip(restoredSignals, previous) {
+            var old = old
+            sigaction(signal, &old, nil)
+        }
+        restoreFD = -1
     }
 }
 
