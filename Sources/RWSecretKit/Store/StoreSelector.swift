@@ -16,6 +16,12 @@ public struct StoreSelector: Sendable {
         public let vaultPath: String?
         /// Why this store, for `status` and `--verbose`.
         public let reason: String
+
+        public init(kind: StoreKind, vaultPath: String?, reason: String) {
+            self.kind = kind
+            self.vaultPath = vaultPath
+            self.reason = reason
+        }
     }
 
     /// Bad usage (exit 64): conflicting or unknown store options.
