@@ -41,6 +41,12 @@ struct PasswordCommandTests {
         #expect(try rwsecret(["password", "list"]).outLines == ["password-1", "password-2"])
     }
 
+    @Test func jsonListEscapesLabels() throws {
+        #expect(try rwsecret(["password", "add", #"say "hi" \ ünï"#], stdin: "escaped secret").status == 0)
+        #expect(try rwsecret(["password", "list", "--json"]).out == #"[{"label":"say \"hi\" \\ ünï","position":1}]"# + "\n")
+        #expect(try rwsecret(["password", "list"]).outLines == [#"say "hi" \ ünï"#])
+    }
+
     @Test func storedPasswordsOpenMessagesAndNoSecretIsPrinted() throws {
         let added = try rwsecret(["password", "add", "work", "--verbose"], stdin: "Sup3r-S3cret-Phrase\n")
         #expect(added.status == 0)
