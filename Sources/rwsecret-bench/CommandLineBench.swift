@@ -1,0 +1,178 @@
+import COpenSSL
+import Foundation
+import RWSecretKit
+
+/// Whole-process figures: the built `rwsecret` binary run the way a user runs it.
+enum CommandLineBench {
+    struct Run {
+        let seconds: Double
+        let maxRSSKiB: Int
+        let status: Int32
+    }
+
+    /// Runs `argv` with `environment` added, stdin from `input` (or /dev/null), stdout to `output` (or /dev/null).
+    static func run(_ argv: [String], environment: [String: String] = [:], input: String? = nil, output: String? = nil) -> Run {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (cArgs + cEnv).forEach { free($0) } }
+        var pid: pid_t = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return Run(seconds: .nan, maxRSSKiB: 0, status: -1) }
+        var status: Int32 = 0
+        var usage = rusage()
+        _ = wait4(pid, &status, 0, &usage)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return Run(seconds: seconds, maxRSSKiB: usage.ru_maxrss, status: (status >> 8) & 0xff)
+    }
+
+    /// Median of `count` runs, interleaved round-robin across `commands` so machine noise hits all alike.
+    static func medians(_ commands: [() -> Run], count: Int) -> [Run] {
+        var runs = Array(repeating: [Run](), count: commands.count)
+        for _ in 0..<count {
+            for (i, command) in commands.enumerated() { runs[i].append(command()) }
+        }
+        return runs.map { list in list.sorted { $0.seconds < $1.seconds }[list.count / 2] }
+    }
+
+    static func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "rwsecret-bench-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func write(_ path: String, _ text: String) {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    }
+
+    /// Is PyPI's `rncryptor` importable? (Then its figures are printed beside ours.)
+    static var pypiAvailable: Bool {
+        run(["/usr/bin/env", "python3", "-c", "import rncryptor"]).status == 0
+    }
+
+    /// Small-message latency, 1,000-message throughput, and the 256 MiB binary case.
+    static func report(rwsecret: String, bigMiB: Int = 256) {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pypi = pypiAvailable
+
+        // 1. One small message, whole process, right and wrong password (--no-store).
+        let one = dir + "/one.txt"
+        write(one, Base64.encode(RNCryptor.encrypt(Array("a small secret".utf8), password: SecretBytes(utf8: "right"))) + "\n")
+        let pyScript = "import rncryptor,base64,sys\ntry:\n  print(rncryptor.decrypt(base64.b64decode(open(sys.argv[1]).read()), sys.argv[2]))\nexcept Exception:\n  sys.exit(1)\n"
+        var commands: [() -> Run] = [
+            { run([rwsecret, "decrypt", "--no-store", one], environment: ["RWSECRET_PASSWORD": "right"]) },
+            { run([rwsecret, "decrypt", "--no-store", one], environment: ["RWSECRET_PASSWORD": "wrong"]) },
+            { run([rwsecret, "--version"]) },
+        ]
+        if pypi {
+            commands.append { run(["/usr/bin/env", "python3", "-c", pyScript, one, "right"]) }
+            commands.append { run(["/usr/bin/env", "python3", "-c", pyScript, one, "wrong"]) }
+        }
+        let small = medians(commands, count: pypi ? 15 : 41)
+        print("\n== one small message, whole process (median of \(pypi ? 15 : 41), round-robin)")
+        print(String(format: "  rwsecret decrypt --no-store, right password   %8.2f ms", small[0].seconds * 1e3))
+        print(String(format: "  rwsecret decrypt --no-store, wrong password   %8.2f ms", small[1].seconds * 1e3))
+        print(String(format: "  rwsecret --version (process start)           %8.2f ms", small[2].seconds * 1e3))
+        if pypi {
+            print(String(format: "  PyPI rncryptor, right password               %8.2f ms  (%.1f× rwsecret)", small[3].seconds * 1e3, small[3].seconds / small[0].seconds))
+            print(String(format: "  PyPI rncryptor, wrong password               %8.2f ms  (%.1f× rwsecret)", small[4].seconds * 1e3, small[4].seconds / small[1].seconds))
+        }
+
+        // 2. 1,000 messages over a 3-password chain.
+        let many = dir + "/many.txt", passwords = dir + "/passwords"
+        write(passwords, "alpha-1\nbravo-2\ncharlie-3\n")
+        let chain = ["alpha-1", "bravo-2", "charlie-3"].map { SecretBytes(utf8: $0) }
+        var lines: [String] = []
+        for i in 0..<1000 { lines.append(Base64.encode(RNCryptor.encrypt(Array("message \(i)".utf8), password: chain[(i * 7 / 3) % 3]))) }
+        write(many, lines.joined(separator: "\n") + "\n")
+        let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        let batch = medians([
+            { run([rwsecret, "decrypt", "--no-store", "--password-file", passwords, "--jobs", "1", many]) },
+            { run([rwsecret, "decrypt", "--no-store", "--password-file", passwords, many]) },
+        ], count: 3)
+        print("\n== 1,000 messages, 3-password chain, whole process (median of 3)")
+        print(String(format: "  --jobs 1                                      %8.1f ms  (%.2f ms/message)", batch[0].seconds * 1e3, batch[0].seconds))
+        print(String(format: "  --jobs %d (default)                           %8.1f ms  speed-up %.2f×", cpus, batch[1].seconds * 1e3, batch[0].seconds / batch[1].seconds))
+
+        // 3. A large binary message, right password, to a file; against the in-process floor.
+        let plain = dir + "/big.plain", message = dir + "/big.rncryptor", out = dir + "/big.out"
+        do {
+            let fd = open(plain, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            var block = Crypto.randomBytes(count: 1 << 20)
+            for _ in 0..<bigMiB { block[0] &+= 1; _ = block.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) } }
+            close(fd)
+        }
+        _ = run([rwsecret, "encrypt", "--binary", plain, "-o", message], environment: ["RWSECRET_PASSWORD": "big"])
+        unlink(plain)
+        var floors: [Double] = []
+        var ours: [Run] = []
+        for _ in 0..<3 {
+            floors.append(Floor.hmacAESWrite(message: message, output: out))
+            unlink(out)
+            ours.append(run([rwsecret, "decrypt", "--no-store", "--binary", message, "-o", out], environment: ["RWSECRET_PASSWORD": "big"]))
+            unlink(out)
+        }
+        let floor = floors.sorted()[1]
+        let best = ours.sorted { $0.seconds < $1.seconds }[1]
+        print("\n== \(bigMiB) MiB --binary message, right password, to a file (median of 3)")
+        print(String(format: "  ratio to the in-process floor                 %8.2f×", best.seconds / floor))
+        print(String(format: "  rwsecret decrypt --binary -o OUT              %8.1f ms   peak RSS %d MiB", best.seconds * 1e3, best.maxRSSKiB / 1024))
+        print(String(format: "  floor: HMAC-SHA256 + AES-256-CBC + write, in this process  %8.1f ms", floor * 1e3))
+        if pypi {
+            let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
+            let py = run(["/usr/bin/env", "python3", "-c", script, message, out])
+            unlink(out)
+            print(String(format: "  PyPI rncryptor (same message)                 %8.1f ms   peak RSS %d MiB  (%.1f× rwsecret)", py.seconds * 1e3, py.maxRSSKiB / 1024, py.seconds / best.seconds))
+        }
+        unlink(message)
+    }
+}
+
+/// The in-process floor for a large message: HMAC-SHA256 over it, AES-256-CBC over it,
+/// and writing the same number of bytes to a file, one after the other, through OpenSSL.
+enum Floor {
+    static func hmacAESWrite(message path: String, output: String) -> Double {
+        let input = open(path, O_RDONLY)
+        let out = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(input); close(out) }
+        let key = [UInt8](repeating: 1, count: 32), iv = [UInt8](repeating: 2, count: 16)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var plain = [UInt8](repeating: 0, count: (1 << 20) + 32)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let mac = EVP_MAC_fetch(nil, "HMAC", nil)
+        let macCtx = EVP_MAC_CTX_new(mac)
+        let digest = strdup("SHA256")
+        var params = [OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()]
+        EVP_MAC_init(macCtx, key, key.count, &params)
+        let cipher = EVP_CIPHER_CTX_new()
+        EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nil, key, iv)
+        EVP_CIPHER_CTX_set_padding(cipher, 0)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
+            if n <= 0 { break }
+            let whole = n - n % 16
+            _ = buffer.withUnsafeBytes { EVP_MAC_update(macCtx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), n) }
+            var written: Int32 = 0
+            plain.withUnsafeMutableBytes { p in
+                buffer.withUnsafeBytes { b in
+                    _ = EVP_DecryptUpdate(cipher, p.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, b.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(whole))
+                }
+            }
+            _ = plain.withUnsafeBytes { Glibc.write(out, $0.baseAddress!, Int(written)) }
+        }
+        var tag = [UInt8](repeating: 0, count: 32)
+        var tagLength = 0
+        EVP_MAC_final(macCtx, &tag, &tagLength, 32)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        EVP_MAC_CTX_free(macCtx); EVP_MAC_free(mac); EVP_CIPHER_CTX_free(cipher); free(digest)
+        return seconds
+    }
+}
