@@ -1,5 +1,24 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// libsecret's header folders from pkg-config: `-I` flags only. libsecret and GLib are
+/// loaded with dlopen when the keyring is first used (Store/LibSecret), so nothing is
+/// linked: a `pkgConfig:` system library would link them into every process, and
+/// loading them costs each start about 3 ms.
+func includeFlags(pkgConfig package: String) -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags-only-I", package]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return [] }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).filter { $0.hasPrefix("-I") }
+}
+let libsecretHeaders = includeFlags(pkgConfig: "libsecret-1").flatMap { ["-Xcc", $0] }
 
 let package = Package(
     name: "rwsecret",
@@ -21,7 +40,6 @@ let package = Package(
         // libsecret: the Secret Service keyring.
         .systemLibrary(
             name: "CLibSecret",
-            pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
@@ -31,14 +49,16 @@ let package = Package(
         ),
         .target(
             name: "RWSecretKit",
-            dependencies: ["COpenSSL", "CLibSecret", "CSHA1Kernel"]
+            dependencies: ["COpenSSL", "CLibSecret", "CSHA1Kernel"],
+            swiftSettings: [.unsafeFlags(libsecretHeaders)],
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "rwsecret",
             dependencies: [
                 "RWSecretKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
         ),
         .executableTarget(
             name: "rwsecret-bench",

@@ -187,9 +187,10 @@ let decryptSection = Section(
     }
 )
 
-/// Sections in print order. The lead adds the CLI sections (1,000 messages at
-/// --jobs 1 vs default, 256 MiB binary) here.
+/// Sections in print order (in-process). The whole-process figures run the built
+/// `rwsecret` binary and print last: section `cli` (CommandLineBench.swift).
 let sections: [Section] = [kdfSection, decryptSection]
+let cliSection = (name: "cli", summary: "whole process: one small message vs PyPI, 1,000 messages at --jobs 1 vs default, 256 MiB --binary with peak RSS")
 
 // MARK: - Run
 
@@ -205,18 +206,20 @@ while let argument = arguments.popFirst() {
         repetitions = value
     case "--list":
         for section in sections { print("\(pad(section.name, 10)) \(section.summary)") }
+        print("\(pad(cliSection.name, 10)) \(cliSection.summary)")
         exit(0)
     case "-h", "--help":
         print("usage: rwsecret-bench [--reps N] [--list] [SECTION ...]")
         exit(0)
     default:
-        guard sections.contains(where: { $0.name == argument }) else {
+        guard sections.contains(where: { $0.name == argument }) || argument == cliSection.name else {
             print("rwsecret-bench: no section '\(argument)' (--list names them)"); exit(2)
         }
         selected.append(argument)
     }
 }
 let running = sections.filter { selected.isEmpty || selected.contains($0.name) }
+let runCLI = selected.isEmpty || selected.contains(cliSection.name)
 let measurements = running.flatMap(\.measurements)
 
 /// /proc/loadavg's first three fields, where there is one.
@@ -266,4 +269,12 @@ for section in running {
         guard let value = medians[measurement.name] else { continue }
         print("    \(pad(measurement.name, 56)) \(formatTime(value))")
     }
+}
+
+if runCLI {
+    // The rwsecret binary built beside this one (`make bench` builds both), or $RWSECRET_BIN.
+    let here = CommandLine.arguments[0]
+    let folder = here.contains("/") ? String(here[..<here.lastIndex(of: "/")!]) : "."
+    let binary = getenv("RWSECRET_BIN").map { String(cString: $0) } ?? folder + "/rwsecret"
+    CommandLineBench.report(rwsecret: binary)
 }
