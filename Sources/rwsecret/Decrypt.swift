@@ -7,6 +7,7 @@ import Glibc
 extension RWSecret {
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decrypt",
             abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").",
             discussion: """
                 Tries the stored passwords, then the passwords given for this run, until one \

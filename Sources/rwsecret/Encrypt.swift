@@ -7,6 +7,7 @@ import Glibc
 extension RWSecret {
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "encrypt",
             abstract: "Encrypt each input line into one base64 message line (stdin when no FILE or \"-\").",
             discussion: """
                 The password comes from exactly one of --password-label, --password-file, \

@@ -7,6 +7,7 @@ extension RWSecret.Password {
     /// `rwsecret password add [LABEL]`: validators, then the store.
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Store a password (asked twice without echo, or one line from stdin).",
             discussion: """
                 Without LABEL the lowest free password-N is used. The password must be non-empty, \

@@ -5,6 +5,7 @@ extension RWSecret.Password {
     /// `rwsecret password list [--json]`: labels in stored order, never a secret.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the labels in stored order (the order added); never the secrets."
         )
 

@@ -5,6 +5,7 @@ extension RWSecret.Password {
     /// `rwsecret password remove LABEL…`: all or nothing.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove stored passwords (all or nothing: an unknown label removes none)."
         )
 

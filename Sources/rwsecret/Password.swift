@@ -5,6 +5,7 @@ extension RWSecret {
     /// `rwsecret password add|remove|list`.
     struct Password: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "password",
             abstract: "Add, remove and list stored passwords.",
             subcommands: [Add.self, Remove.self, List.self]
         )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import RWSecretKit
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,11 @@ struct RWSecret: ParsableCommand {
 
     /// Parses, runs, and maps every error to one `rwsecret: ` line and the spec's exit status.
     static func main() {
+        // decrypt and encrypt will need OpenSSL's set-up (~3 ms): let the other core do it
+        // while the arguments are parsed. No other command touches EVP.
+        if CommandLine.arguments.dropFirst().contains(where: { $0 == "decrypt" || $0 == "encrypt" }) {
+            DispatchQueue.global().async { Crypto.prepare() }
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -9,6 +9,7 @@ extension RWSecret {
     /// cannot be reached at all.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Which store, where, why, how many passwords, locked or not."
         )
 

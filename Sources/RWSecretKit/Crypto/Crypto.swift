@@ -9,4 +9,16 @@ public enum Crypto {
     public static let blockSize = 16
     /// The size of an HMAC-SHA256 tag.
     public static let tagSize = 32
+
+    /// Does OpenSSL's one-time set-up (provider initialisation, the HMAC and
+    /// AES-256-CBC fetches: about 3 ms per process) and the KDF's choice of kernel.
+    ///
+    /// Everything here happens lazily on first use anyway; a caller that knows it
+    /// is about to decrypt can call this on another thread to overlap the set-up
+    /// with its own start-up work. Safe to call from any thread, any number of times.
+    public static func prepare() {
+        Authenticator.prepare()
+        Cipher.prepare()
+        _ = KeyDerivation.activeImplementation
+    }
 }

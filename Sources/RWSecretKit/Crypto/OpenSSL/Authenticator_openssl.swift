@@ -16,6 +16,9 @@ final class Authenticator {
 
     private let context: OpaquePointer
 
+    /// Performs the one-time fetch now (see `Crypto.prepare()`).
+    static func prepare() { _ = hmac }
+
     /// Starts an HMAC-SHA256 keyed with `key`.
     init(key: some ContiguousBytes) {
         guard let ctx = EVP_MAC_CTX_new(Self.hmac) else { fatalError("OpenSSL EVP_MAC_CTX_new failed (out of memory)") }

@@ -12,6 +12,9 @@ final class Cipher {
 
     private let context: OpaquePointer
 
+    /// Performs the one-time fetch now (see `Crypto.prepare()`).
+    static func prepare() { _ = aes256CBC }
+
     /// Starts a cipher with a 32-byte `key` and a 16-byte `iv`.
     init(_ direction: Direction, key: some ContiguousBytes, iv: some ContiguousBytes) {
         guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL EVP_CIPHER_CTX_new failed (out of memory)") }
