@@ -29,19 +29,7 @@ enum Terminal {
         tcsetattr(tty, TCSAFLUSH, &silent)
         defer { tcsetattr(tty, TCSANOW, &saved) }
         _ = prompt.withCString { Glibc.write(tty, $0, strlen($0)) }
-        var line: [UInt8] = []
-        defer { Crypto.cleanse(&line) }
-        line.reserveCapacity(maximumLineLength + 1)  // no reallocation leaves unwiped copies
-        var byte: UInt8 = 0
-        while true {
-            let n = Glibc.read(tty, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 || byte == UInt8(ascii: "\n") { break }
-            if line.count <= maximumLineLength { line.append(byte) }
-        }
-        byte = 0
-        if line.last == UInt8(ascii: "\r") { line.removeLast() }
-        return SecretBytes(line)
+        return readLine(from: tty)
     }
 
     /// `--ask-password`: one password, asked once, checked by the default validators.
@@ -95,12 +83,18 @@ extension Terminal {
     /// its LF and a trailing CR are dropped. A longer line is cut at
     /// `maximumLineLength + 1` bytes, which the length validator then rejects.
     static func readStandardInputLine() -> SecretBytes {
+        readLine(from: STDIN_FILENO)
+    }
+
+    /// One line from `fd`, a byte at a time (nothing past the LF is consumed), without
+    /// its LF and a trailing CR, kept to `maximumLineLength + 1` bytes, in a wiped buffer.
+    private static func readLine(from fd: Int32) -> SecretBytes {
         var line: [UInt8] = []
         defer { Crypto.cleanse(&line) }
         line.reserveCapacity(maximumLineLength + 1)  // no reallocation leaves unwiped copies
         var byte: UInt8 = 0
         while true {
-            let n = Glibc.read(STDIN_FILENO, &byte, 1)
+            let n = Glibc.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 || byte == UInt8(ascii: "\n") { break }
             if line.count <= maximumLineLength { line.append(byte) }

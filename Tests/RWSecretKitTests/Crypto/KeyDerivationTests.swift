@@ -64,7 +64,7 @@ struct KeyDerivationTests {
     /// A few hundred derivations with 1–5 iterations (the loop, the setup and the
     /// output truncation are the same as with 10,000; this keeps the run short).
     private func checkRandom(_ implementation: KeyDerivation.Implementation, seed: UInt64) {
-        var rng = KDFTestGenerator(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let lengths = [1, 19, 20, 21, 32, 40, 41, 60, 64]
         for index in 0..<300 {
             let password = SecretBytes(randomPassword(&rng, index: index))
@@ -78,7 +78,7 @@ struct KeyDerivationTests {
     }
 
     private func checkFullKeys(_ implementation: KeyDerivation.Implementation, seed: UInt64, count: Int) {
-        var rng = KDFTestGenerator(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         for index in 0..<count {
             let password = SecretBytes(randomPassword(&rng, index: index))
             let salt = randomSalt(&rng, index: index)
@@ -91,7 +91,7 @@ struct KeyDerivationTests {
     /// each, so odd chain counts) with few iterations, and full RNCryptor keys for
     /// batch sizes up to `fullKeysUpTo`.
     private func checkBatches(_ implementation: KeyDerivation.Implementation, seed: UInt64, fullKeysUpTo: Int) {
-        var rng = KDFTestGenerator(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         for size in 1...7 {
             let requests = (0..<size).map { index in
                 (password: SecretBytes(randomPassword(&rng, index: index + size)), salt: randomSalt(&rng, index: index + 3 * size))
@@ -119,7 +119,7 @@ struct KeyDerivationTests {
 
     /// Passwords: 1 byte, around the 64-byte HMAC block (63/64/65), long (hashed HMAC
     /// key), ASCII and multi-byte UTF-8.
-    private func randomPassword(_ rng: inout KDFTestGenerator, index: Int) -> [UInt8] {
+    private func randomPassword(_ rng: inout SeededGenerator, index: Int) -> [UInt8] {
         let special = [1, 63, 64, 65, 200]
         let length = index < special.count ? special[index] : 1 + Int(rng.next() % 130)
         if index % 3 == 2 {
@@ -132,7 +132,7 @@ struct KeyDerivationTests {
     }
 
     /// Salts: empty, 1 byte, RNCryptor's 8 bytes, and random lengths up to 100.
-    private func randomSalt(_ rng: inout KDFTestGenerator, index: Int) -> [UInt8] {
+    private func randomSalt(_ rng: inout SeededGenerator, index: Int) -> [UInt8] {
         let lengths = [0, 1, 8, 8, 55, 56, 64]
         let length = index % 2 == 0 ? lengths[(index / 2) % lengths.count] : Int(rng.next() % 101)
         return (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -153,15 +153,3 @@ struct KeyDerivationTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-private struct KDFTestGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
