@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import RWSecretKit
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +31,7 @@ struct RWSecret: ParsableCommand {
         // decrypt and encrypt will need OpenSSL's set-up (~3 ms): let the other core do it
         // while the arguments are parsed. No other command touches EVP.
         if CommandLine.arguments.dropFirst().contains(where: { $0 == "decrypt" || $0 == "encrypt" }) {
-            DispatchQueue.global().async { Crypto.prepare() }
+            Crypto.prepareInBackground()
         }
         do {
             var command = try parseAsRoot()

@@ -9,6 +9,7 @@ internal import Darwin
 final class Authenticator {
     // Fetched once per process: the fetch is the costly part and the EVP_MAC is shareable.
     nonisolated(unsafe) private static let hmac: OpaquePointer = {
+        Crypto.initializeOpenSSL()
         guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { fatalError("OpenSSL has no HMAC implementation") }
         return mac
     }()

@@ -6,6 +6,7 @@ final class Cipher {
 
     // Explicitly fetched once: an implicit fetch on every init costs a lookup per message.
     nonisolated(unsafe) private static let aes256CBC: OpaquePointer = {
+        Crypto.initializeOpenSSL()
         guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil) else { fatalError("OpenSSL has no AES-256-CBC") }
         return cipher
     }()
