@@ -4,9 +4,14 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# The release build links the Swift runtime statically, and libstdc++ (which the runtime
+# needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the
+# archive first in STATIC_CXX; without one (no libstdc++.a found), it stays dynamic.
+STATIC_CXX := $(CURDIR)/.build/static-libstdc++
+LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.a; gcc -print-file-name=libstdc++.a) 2>/dev/null)))
+RELEASE_FLAGS := -c release --static-swift-stdlib $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX))
 
-.PHONY: all deps build release test demo bench man completions install uninstall clean
+.PHONY: all deps build release test demo bench man completions install uninstall clean static-cxx
 
 all: build
 
@@ -25,8 +30,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-release: deps
+release: deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
+
+static-cxx:
+	@if [ -n "$(LIBSTDCXX_A)" ]; then mkdir -p "$(STATIC_CXX)" && ln -sf "$(LIBSTDCXX_A)" "$(STATIC_CXX)/libstdc++.a"; fi
 
 ## test: the test command (CI runs it): installs what is missing, builds, runs every test
 test: deps
@@ -38,7 +46,7 @@ demo: build
 	@bash Fixtures/demo.sh "$$($(SWIFT) build --show-bin-path)/rwsecret"
 
 ## bench: the performance figures (release build)
-bench: deps
+bench: deps static-cxx
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	"$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
