@@ -14,6 +14,9 @@ final class DecryptSession: @unchecked Sendable {
     private var status = RunStatus()
     private var counts = (decrypted: 0, failed: 0)
     private let progress: Progress?
+    /// The latest message of a regular file, not yet queued: if it turns out to be
+    /// the last message of the run, the main thread decrypts it itself.
+    private var held: (@Sendable (_ threads: Int) -> Outcome)?
 
     init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int) {
         self.client = client
@@ -24,15 +27,15 @@ final class DecryptSession: @unchecked Sendable {
         progress = global.quiet ? nil : Progress()
     }
 
-    /// What became of one line.
-    struct Outcome {
-        let source: String
-        let line: Int
-        let result: Result<Decrypted, DecryptionFailure>
+    /// What the pipeline delivers, in input order.
+    enum Outcome {
+        /// What became of one line.
+        case message(source: String, line: Int, result: Result<Decrypted, DecryptionFailure>)
+        /// An input that could not be opened, or read to its end.
+        case unreadable(source: String, error: SystemError)
     }
 
     /// A line that could not even be read as a message.
-    private enum LineProblem: Error { case tooLong, badBase64 }
 
     /// Decrypts every message of `files` (`-` is stdin); returns the run's exit status.
     func run(files: [String]) throws -> ExitStatus {
@@ -42,8 +45,13 @@ final class DecryptSession: @unchecked Sendable {
         do {
             for name in files { try read(name, into: pipeline) }
         } catch {
+            release(into: pipeline)
             pipeline.drain()
             throw error
+        }
+        if let last = held {
+            held = nil
+            pipeline.run(last)
         }
         pipeline.drain()
         progress?.clear()
@@ -53,25 +61,21 @@ final class DecryptSession: @unchecked Sendable {
     }
 
     private func read(_ name: String, into pipeline: OrderedPipeline<Outcome>) throws {
+        release(into: pipeline)
         let input: InputFile
         do { input = try InputFile(name) } catch {
-            pipeline.synchronized {
-                Output.standardOutput.flush()
-                Output.standardError.line("rwsecret: \(name): \(error)")
-                status.record(error.isMissingInput ? .noInput : .ioError)
-            }
+            pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
+        // A regular file's next line is read at once, so its latest message can wait
+        // for it; a pipe's next line may take a while, so its messages start at once.
+        let canHold = input.isRegularFile
         var lines = LineReader(input)
         while true {
             let line: LineReader.Line?
             do { line = try lines.next() } catch {
-                let error = error as? SystemError ?? SystemError(code: EIO)
-                pipeline.synchronized {
-                    Output.standardOutput.flush()
-                    Output.standardError.line("rwsecret: \(name): \(error)")
-                    status.record(.ioError)
-                }
+                release(into: pipeline)
+                pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))
                 return
             }
             guard let line else { return }
@@ -80,28 +84,44 @@ final class DecryptSession: @unchecked Sendable {
             switch Self.parse(line) {
             case .skip: continue
             case .failure(let failure):
-                pipeline.submit(result: Outcome(source: name, line: number, result: .failure(failure)))
+                release(into: pipeline)
+                pipeline.submit(result: .message(source: name, line: number, result: .failure(failure)))
                 continue
             case .message(let parsed): message = parsed
             }
             if !message.header.isPasswordBased {
                 let keys = self.keys
-                pipeline.submit { _ in Outcome(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
+                queue(canHold: canHold, into: pipeline) { _ in .message(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
                 continue
             }
             // The store is opened by the first message that needs it; failing to open it stops the run (69).
             let head: DecryptionHandler?
             do { head = try pipeline.synchronized { try client.chainHead() } } catch {
+                release(into: pipeline)
                 pipeline.drain()
                 Output.standardOutput.flush()
                 throw error
             }
             guard let head else {
-                pipeline.submit(result: Outcome(source: name, line: number, result: .failure(.noPasswordOpened(tried: 0))))
+                release(into: pipeline)
+                pipeline.submit(result: .message(source: name, line: number, result: .failure(.noPasswordOpened(tried: 0))))
                 continue
             }
-            pipeline.submit { threads in Outcome(source: name, line: number, result: head.handle(message, parallelism: threads)) }
+            queue(canHold: canHold, into: pipeline) { threads in .message(source: name, line: number, result: head.handle(message, parallelism: threads)) }
         }
+    }
+
+    /// Queues the held message, if any, then `work` (held instead when `canHold`).
+    private func queue(canHold: Bool, into pipeline: OrderedPipeline<Outcome>, _ work: @escaping @Sendable (_ threads: Int) -> Outcome) {
+        release(into: pipeline)
+        if canHold { held = work } else { pipeline.submit(work) }
+    }
+
+    /// Queues the held message, if any (before anything that comes after it in the input).
+    private func release(into pipeline: OrderedPipeline<Outcome>) {
+        guard let work = held else { return }
+        held = nil
+        pipeline.submit(work)
     }
 
     private enum Parsed { case skip, failure(DecryptionFailure), message(Message) }
@@ -131,7 +151,18 @@ final class DecryptSession: @unchecked Sendable {
 
     /// Writes one outcome (called in input order, under the pipeline's lock).
     private func write(_ outcome: Outcome) {
-        switch outcome.result {
+        let source: String, line: Int, result: Result<Decrypted, DecryptionFailure>
+        switch outcome {
+        case .unreadable(let name, let error):
+            Output.standardOutput.flush()
+            progress?.clear()
+            Output.standardError.line("rwsecret: \(name): \(error)")
+            status.record(error.isMissingInput ? .noInput : .ioError)
+            return
+        case .message(let name, let number, let outcome):
+            (source, line, result) = (name, number, outcome)
+        }
+        switch result {
         case .success(let decrypted):
             counts.decrypted += 1
             if decrypted.password.name != ChainPassword.keyFile.name { client.messageFinished(openedBy: decrypted.password) }
@@ -140,7 +171,7 @@ final class DecryptSession: @unchecked Sendable {
             if json {
                 let text = String(validating: plaintext, as: UTF8.self)
                 Output.standardOutput.line(JSON.object([
-                    ("source", .string(outcome.source)), ("line", .int(outcome.line)), ("status", .string("decrypted")),
+                    ("source", .string(source)), ("line", .int(line)), ("status", .string("decrypted")),
                     text.map { ("plaintext", .string($0)) } ?? ("plaintext_base64", .string(Base64.encode(plaintext))),
                     ("password", .string(decrypted.password.name)),
                 ]))
@@ -154,14 +185,14 @@ final class DecryptSession: @unchecked Sendable {
             status.record(.failure)
             if json {
                 Output.standardOutput.line(JSON.object([
-                    ("source", .string(outcome.source)), ("line", .int(outcome.line)),
+                    ("source", .string(source)), ("line", .int(line)),
                     ("status", .string("failed")), ("error", .string(failure.description)),
                 ]))
                 Output.standardOutput.flush()
             } else {
                 Output.standardOutput.flush()
                 progress?.clear()
-                Output.standardError.line("rwsecret: \(outcome.source):\(outcome.line): \(failure)")
+                Output.standardError.line("rwsecret: \(source):\(line): \(failure)")
             }
         }
         progress?.update(done: counts.decrypted + counts.failed)

@@ -68,6 +68,27 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` on the calling thread, in turn with the queued items.
+    ///
+    /// For the last item of an input: a hand-off to a worker thread would only
+    /// add the wait for that thread to wake (measured at 0.5 ms and more here).
+    func run(_ work: (_ threads: Int) -> Result) {
+        let sequence = nextToSubmit
+        nextToSubmit += 1
+        if jobs > 1 {
+            window.wait()
+            running.wait()
+        }
+        let threads = lock.withLock {
+            runningCount += 1
+            return jobs - runningCount + 1
+        }
+        let result = work(threads)
+        lock.withLock { runningCount -= 1 }
+        if jobs > 1 { running.signal() }
+        finish(sequence, result)
+    }
+
     /// Waits until every submitted result has been delivered.
     func drain() {
         group.wait()

@@ -141,6 +141,22 @@ struct DecryptCommandTests {
         #expect(result.status == 66)
     }
 
+    @Test("an unreadable input's error comes in input order with the results around it (2>&1)")
+    func unreadableInputInOrder() throws {
+        let first = dir.file("first", Messages.password("first", "pw") + "\nnot base64!\n" + Messages.password("second", "pw") + "\n")
+        let last = dir.file("last", Messages.password("last", "pw") + "\n")
+        for jobs in ["1", "2", "4"] {
+            let result = try RWSecretProcess.run(["decrypt", "--no-store", "--jobs", jobs, first, "missing.txt", last],
+                                                 environment: env.merging(["RWSECRET_PASSWORD": "pw"]) { $1 },
+                                                 directory: dir.url, mergingStandardError: true)
+            #expect(result.outLines == [
+                "first", "rwsecret: \(first):2: bad base64", "second",
+                "rwsecret: missing.txt: No such file or directory", "last",
+            ], "--jobs \(jobs)")
+            #expect(result.status == 66)
+        }
+    }
+
     @Test("a run-only password equal to an earlier one is dropped")
     func duplicatePasswordsDropped() throws {
         let passwords = dir.file("pw", "a-password\na-password\nanother\n")

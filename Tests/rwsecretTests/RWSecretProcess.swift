@@ -40,7 +40,11 @@ struct RWSecretProcess {
     }
 
     /// Runs `rwsecret ARGS` with `stdin`, in `directory`.
-    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil) throws -> Result {
+    ///
+    /// With `mergingStandardError`, stderr goes into the same pipe as stdout (as with `2>&1`),
+    /// so `stdout` holds both in the order they were written.
+    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil,
+                    mergingStandardError: Bool = false) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -49,8 +53,9 @@ struct RWSecretProcess {
         let input = Pipe(), output = Pipe(), error = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = error
+        process.standardError = mergingStandardError ? output : error
         try process.run()
+        if mergingStandardError { try? error.fileHandleForWriting.close() }
         // Write stdin and read both outputs concurrently so no pipe fills up.
         let writer = Thread {
             input.fileHandleForWriting.write(stdin)
