@@ -24,33 +24,11 @@ extension RWSecret.Password {
                 throw CommandFailure(error)
             }
             if json {
-                let items = labels.enumerated().map { "{\"label\":\(JSONText.string($1)),\"position\":\($0 + 1)}" }
+                let items = labels.enumerated().map { JSON.object([("label", .string($1)), ("position", .int($0 + 1))]) }
                 Output.standardOutput.line("[" + items.joined(separator: ",") + "]")
             } else {
                 for label in labels { Output.standardOutput.line(label) }
             }
         }
-    }
-}
-
-/// JSON string literals (labels have no control characters, but quotes and backslashes may appear).
-enum JSONText {
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
-                out += String(format: scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
-    private static func String(format value: UInt32) -> Swift.String {
-        let hex = Swift.String(value, radix: 16)
-        return "\\u" + Swift.String(repeating: "0", count: 4 - hex.count) + hex
     }
 }

@@ -62,9 +62,7 @@ public final class KeyringPasswordStore: PasswordStore {
         let lock = try FileLock(path: lockPath)
         defer { lock.unlock() }
         let existing = try items()
-        let label = label ?? Self.nextFreeLabel(existing.map(\.label))
-        try PasswordLabel.validate(label)
-        guard !existing.contains(where: { $0.label == label }) else { throw .labelExists(label) }
+        let label = try Self.labelToAdd(label, taken: existing.map(\.label))
         let order = (existing.map(\.order).max() ?? 0) + 1
         try client.store(label: label, order: order, secret: secret)
         lock.unlock()
@@ -75,10 +73,7 @@ public final class KeyringPasswordStore: PasswordStore {
     public func remove(labels: [String]) throws(StoreError) {
         let lock = try FileLock(path: lockPath)
         defer { lock.unlock() }
-        let existing = Set(try items().map(\.label))
-        var unknown: [String] = []
-        for label in labels where !existing.contains(label) && !unknown.contains(label) { unknown.append(label) }
-        guard unknown.isEmpty else { throw .unknownLabels(unknown) }
+        try Self.requireKnown(labels, in: try items().map(\.label))
         var cleared: Set<String> = []
         for label in labels where cleared.insert(label).inserted {
             // Nothing removed and no error: the collection was locked meanwhile.

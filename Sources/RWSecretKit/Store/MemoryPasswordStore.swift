@@ -13,17 +13,14 @@ public final class MemoryPasswordStore: PasswordStore {
 
     @discardableResult
     public func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String {
-        let label = label ?? Self.nextFreeLabel(labels())
-        try PasswordLabel.validate(label)
-        guard !entries.contains(where: { $0.label == label }) else { throw .labelExists(label) }
+        let label = try Self.labelToAdd(label, taken: labels())
         entries.append(StoredPassword(label: label, secret: secret))
         observers.notify(self, .added(label: label))
         return label
     }
 
     public func remove(labels: [String]) throws(StoreError) {
-        let unknown = labels.filter { label in !entries.contains { $0.label == label } }
-        guard unknown.isEmpty else { throw .unknownLabels(unknown) }
+        try Self.requireKnown(labels, in: self.labels())
         entries.removeAll { labels.contains($0.label) }
         observers.notify(self, .removed(labels: labels))
     }

@@ -89,4 +89,22 @@ extension PasswordStore {
         while used.contains("password-\(n)") { n += 1 }
         return "password-\(n)"
     }
+
+    /// The label `add` stores a password under: `label`, or else the lowest free
+    /// `password-N`. Throws when it is not a valid label or `taken` already has it.
+    public static func labelToAdd(_ label: String?, taken: [String]) throws(StoreError) -> String {
+        let label = label ?? nextFreeLabel(taken)
+        try PasswordLabel.validate(label)
+        guard !taken.contains(label) else { throw .labelExists(label) }
+        return label
+    }
+
+    /// Throws `unknownLabels` naming the labels of `labels` that `existing` lacks
+    /// (each once, in the order given): `remove` removes all or nothing.
+    public static func requireKnown(_ labels: [String], in existing: some Sequence<String>) throws(StoreError) {
+        let known = Set(existing)
+        var unknown: [String] = []
+        for label in labels where !known.contains(label) && !unknown.contains(label) { unknown.append(label) }
+        guard unknown.isEmpty else { throw .unknownLabels(unknown) }
+    }
 }

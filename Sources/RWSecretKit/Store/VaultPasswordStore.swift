@@ -57,9 +57,7 @@ public final class VaultPasswordStore: PasswordStore {
         let lock = try FileLock(path: lockPath)
         defer { lock.unlock() }
         var entries = try read()
-        let label = label ?? Self.nextFreeLabel(entries.map(\.label))
-        try PasswordLabel.validate(label)
-        guard !entries.contains(where: { $0.label == label }) else { throw .labelExists(label) }
+        let label = try Self.labelToAdd(label, taken: entries.map(\.label))
         entries.append(StoredPassword(label: label, secret: secret))
         try write(entries)
         lock.unlock()
@@ -71,11 +69,7 @@ public final class VaultPasswordStore: PasswordStore {
         let lock = try FileLock(path: lockPath)
         defer { lock.unlock() }
         var entries = try read()
-        var unknown: [String] = []
-        for label in labels where !entries.contains(where: { $0.label == label }) && !unknown.contains(label) {
-            unknown.append(label)
-        }
-        guard unknown.isEmpty else { throw .unknownLabels(unknown) }
+        try Self.requireKnown(labels, in: entries.map(\.label))
         entries.removeAll { labels.contains($0.label) }
         try write(entries)
         lock.unlock()
