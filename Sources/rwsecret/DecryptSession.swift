@@ -14,9 +14,6 @@ final class DecryptSession: @unchecked Sendable {
     private var status = RunStatus()
     private var counts = (decrypted: 0, failed: 0)
     private let progress: Progress?
-    /// The latest message of a regular file, not yet queued: if it turns out to be
-    /// the last message of the run, the main thread decrypts it itself.
-    private var held: (@Sendable (_ threads: Int) -> Outcome)?
 
     init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int) {
         self.client = client
@@ -35,8 +32,6 @@ final class DecryptSession: @unchecked Sendable {
         case unreadable(source: String, error: SystemError)
     }
 
-    /// A line that could not even be read as a message.
-
     /// Decrypts every message of `files` (`-` is stdin); returns the run's exit status.
     func run(files: [String]) throws -> ExitStatus {
         let started = Clock.now
@@ -45,13 +40,8 @@ final class DecryptSession: @unchecked Sendable {
         do {
             for name in files { try read(name, into: pipeline) }
         } catch {
-            release(into: pipeline)
             pipeline.drain()
             throw error
-        }
-        if let last = held {
-            held = nil
-            pipeline.run(last)
         }
         pipeline.drain()
         progress?.clear()
@@ -61,7 +51,7 @@ final class DecryptSession: @unchecked Sendable {
     }
 
     private func read(_ name: String, into pipeline: OrderedPipeline<Outcome>) throws {
-        release(into: pipeline)
+        pipeline.startDeferred()  // this input may be a pipe: reading it may block
         let input: InputFile
         do { input = try InputFile(name) } catch {
             pipeline.submit(result: .unreadable(source: name, error: error))
@@ -69,12 +59,11 @@ final class DecryptSession: @unchecked Sendable {
         }
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
-        let canHold = input.isRegularFile
+        let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)
         var lines = LineReader(input)
         while true {
             let line: LineReader.Line?
             do { line = try lines.next() } catch {
-                release(into: pipeline)
                 pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))
                 return
             }
@@ -84,44 +73,28 @@ final class DecryptSession: @unchecked Sendable {
             switch Self.parse(line) {
             case .skip: continue
             case .failure(let failure):
-                release(into: pipeline)
                 pipeline.submit(result: .message(source: name, line: number, result: .failure(failure)))
                 continue
             case .message(let parsed): message = parsed
             }
             if !message.header.isPasswordBased {
                 let keys = self.keys
-                queue(canHold: canHold, into: pipeline) { _ in .message(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
+                queue { _ in .message(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
                 continue
             }
             // The store is opened by the first message that needs it; failing to open it stops the run (69).
             let head: DecryptionHandler?
             do { head = try pipeline.synchronized { try client.chainHead() } } catch {
-                release(into: pipeline)
                 pipeline.drain()
                 Output.standardOutput.flush()
                 throw error
             }
             guard let head else {
-                release(into: pipeline)
                 pipeline.submit(result: .message(source: name, line: number, result: .failure(.noPasswordOpened(tried: 0))))
                 continue
             }
-            queue(canHold: canHold, into: pipeline) { threads in .message(source: name, line: number, result: head.handle(message, parallelism: threads)) }
+            queue { threads in .message(source: name, line: number, result: head.handle(message, parallelism: threads)) }
         }
-    }
-
-    /// Queues the held message, if any, then `work` (held instead when `canHold`).
-    private func queue(canHold: Bool, into pipeline: OrderedPipeline<Outcome>, _ work: @escaping @Sendable (_ threads: Int) -> Outcome) {
-        release(into: pipeline)
-        if canHold { held = work } else { pipeline.submit(work) }
-    }
-
-    /// Queues the held message, if any (before anything that comes after it in the input).
-    private func release(into pipeline: OrderedPipeline<Outcome>) {
-        guard let work = held else { return }
-        held = nil
-        pipeline.submit(work)
     }
 
     private enum Parsed { case skip, failure(DecryptionFailure), message(Message) }

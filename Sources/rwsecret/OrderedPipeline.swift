@@ -19,6 +19,8 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     private var nextToSubmit = 0
     private var nextToDeliver = 0
     private var runningCount = 0
+    /// Work held back by `submitDeferred` (touched by the submitting thread only).
+    private var deferred: (@Sendable (_ threads: Int) -> Result)?
     private let deliver: (Result) -> Void
 
     /// `deliver` is called in order, under the pipeline's lock.
@@ -36,6 +38,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
 
     /// A result that is already known (a line that failed before any work).
     func submit(result: Result) {
+        startDeferred()
         let sequence = nextToSubmit
         nextToSubmit += 1
         if jobs > 1 { window.wait() }
@@ -48,31 +51,29 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// other item is using when it starts (so one message alone on a stream
     /// gets them all, and a full file gets one each).
     func submit(_ work: @escaping @Sendable (_ threads: Int) -> Result) {
-        let sequence = nextToSubmit
-        nextToSubmit += 1
-        if jobs == 1 {
-            finish(sequence, work(1))
-            return
-        }
-        window.wait()
-        running.wait()
-        let threads = lock.withLock {
-            runningCount += 1
-            return jobs - runningCount + 1
-        }
-        DispatchQueue.global().async(group: group) {
-            let result = work(threads)
-            self.lock.withLock { self.runningCount -= 1 }
-            self.running.signal()
-            self.finish(sequence, result)
-        }
+        startDeferred()
+        start(work, onThisThread: jobs == 1)
     }
 
-    /// Runs `work` on the calling thread, in turn with the queued items.
-    ///
-    /// For the last item of an input: a hand-off to a worker thread would only
-    /// add the wait for that thread to wake (measured at 0.5 ms and more here).
-    func run(_ work: (_ threads: Int) -> Result) {
+    /// Like `submit(_:)`, but `work` waits for the next submission: if none comes before
+    /// `drain()`, the calling thread runs it itself — for the last item of an input a
+    /// hand-off to a worker would only add the wait for it to wake (0.5 ms and more here).
+    /// Only for input whose next item comes without blocking (a regular file); call
+    /// `startDeferred()` before reading anything that may block.
+    func submitDeferred(_ work: @escaping @Sendable (_ threads: Int) -> Result) {
+        startDeferred()
+        deferred = work
+    }
+
+    /// Queues the deferred work, if any, like any other.
+    func startDeferred() {
+        guard let work = deferred else { return }
+        deferred = nil
+        submit(work)
+    }
+
+    /// Numbers `work`, waits for room, and runs it on this thread or a worker.
+    private func start(_ work: @escaping @Sendable (_ threads: Int) -> Result, onThisThread: Bool) {
         let sequence = nextToSubmit
         nextToSubmit += 1
         if jobs > 1 {
@@ -83,14 +84,21 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
             runningCount += 1
             return jobs - runningCount + 1
         }
-        let result = work(threads)
-        lock.withLock { runningCount -= 1 }
-        if jobs > 1 { running.signal() }
-        finish(sequence, result)
+        let run: @Sendable () -> Void = { [self] in
+            let result = work(threads)
+            lock.withLock { runningCount -= 1 }
+            if jobs > 1 { running.signal() }
+            finish(sequence, result)
+        }
+        if onThisThread { run() } else { DispatchQueue.global().async(group: group, execute: run) }
     }
 
-    /// Waits until every submitted result has been delivered.
+    /// Runs the deferred work here, if any, and waits until every result has been delivered.
     func drain() {
+        if let work = deferred {
+            deferred = nil
+            start(work, onThisThread: true)
+        }
         group.wait()
     }
 
