@@ -45,8 +45,10 @@ test: deps
 demo: build
 	@bash Fixtures/demo.sh "$$($(SWIFT) build --show-bin-path)/rwsecret"
 
-## bench: the performance figures (release build)
+## bench: the performance figures (release build), beside PyPI rncryptor's (installed with pip if missing)
 bench: deps static-cxx
+	@python3 -c 'import rncryptor' 2>/dev/null || python3 -m pip install --quiet rncryptor 2>/dev/null || \
+	  echo "note: PyPI rncryptor could not be installed; the bench prints its figures only when it is importable"
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	"$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
