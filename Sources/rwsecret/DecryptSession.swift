@@ -47,6 +47,7 @@ final class DecryptSession: @unchecked Sendable {
         progress?.clear()
         Output.standardOutput.flush()
         global.verboseLine("messages: \(counts.decrypted) decrypted, \(counts.failed) failed in \(Clock.millisecondsSince(started)) ms")
+        global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
         return pipeline.synchronized { status.exitStatus }
     }
 
@@ -82,6 +83,9 @@ final class DecryptSession: @unchecked Sendable {
                 queue { _ in .message(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
                 continue
             }
+            // The previous message goes first (at --jobs 1 it runs here and now), so that the
+            // password that opened it leads the chain this message gets.
+            pipeline.startDeferred()
             // The store is opened by the first message that needs it; failing to open it stops the run (69).
             let head: DecryptionHandler?
             do { head = try pipeline.synchronized { try client.chainHead() } } catch {

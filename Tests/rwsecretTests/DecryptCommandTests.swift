@@ -233,6 +233,23 @@ struct DecryptCommandTests {
         #expect(one.status == 1 && two.status == 1)
     }
 
+    @Test("the password that opened the latest message goes first; a wrong password costs one key (--verbose counts keys)")
+    func latestPasswordFirst() throws {
+        // Chain [a1, b2]. Opened by the head: 2 keys (HMAC, then encryption). Opened by b2
+        // after a1 failed: 3. Opened by nobody: 2 (one HMAC key each, no encryption key).
+        // a1 a1 a1 → 2+2+2; b2 → 3; b2 b2 → 2+2 (b2 now leads); lost → 2: 15 keys.
+        let lines = [("1", "a1"), ("2", "a1"), ("3", "a1"), ("4", "b2"), ("5", "b2"), ("6", "b2"), ("lost", "c3")]
+            .map { Messages.password($0.0, $0.1) }.joined(separator: "\n") + "\n"
+        let file = dir.file("runs", lines)
+        let passwords = dir.file("pw", "a1\nb2\n")
+        for input in [file, "-"] {
+            let result = try run(["decrypt", "--verbose", "--no-store", "--password-file", passwords, "--jobs", "1", input], stdin: lines)
+            #expect(result.outLines == ["1", "2", "3", "4", "5", "6"])
+            #expect(result.errLines.contains("rwsecret: key derivations: 15"), "\(input): \(result.errLines)")
+            #expect(result.status == 1)
+        }
+    }
+
     @Test("stdin streams: a result is written before stdin closes", .timeLimit(.minutes(1)))
     func streaming() throws {
         let process = Process()

@@ -3,6 +3,7 @@ internal import Glibc
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
+internal import Synchronization
 
 /// RNCryptor's key derivation: PBKDF2-HMAC-SHA1, 10,000 iterations, 32-byte keys.
 ///
@@ -47,9 +48,15 @@ public enum KeyDerivation {
     /// whatever the known-answer check said.
     public static var cpuHasSHAExtensions: Bool { Crypto.sha1KernelSupported }
 
+    /// How many keys `key(password:salt:)` and `keys(_:)` have derived in this process
+    /// (what a chain's order costs or saves; `--verbose` reports it).
+    public static var derivationCount: Int { derived.load(ordering: .relaxed) }
+    private static let derived = Atomic<Int>(0)
+
     /// Derives one 32-byte key from `password` and `salt`.
     public static func key(password: SecretBytes, salt: some ContiguousBytes) -> SecretBytes {
-        key(password: password, salt: salt, using: active)
+        derived.add(1, ordering: .relaxed)
+        return key(password: password, salt: salt, using: active)
     }
 
     /// Derives one key for each (password, salt) pair, in order.
@@ -57,7 +64,8 @@ public enum KeyDerivation {
     /// Independent derivations may be computed together; the result is the same as
     /// calling `key(password:salt:)` for each pair.
     public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])]) -> [SecretBytes] {
-        keys(requests, using: active)
+        derived.add(requests.count, ordering: .relaxed)
+        return keys(requests, using: active)
     }
 
     /// Derives one 32-byte key with a chosen implementation.
