@@ -47,6 +47,20 @@ struct PasswordCommandTests {
         #expect(try rwsecret(["password", "list"]).outLines == [#"say "hi" \ ünï"#])
     }
 
+    @Test("a run reads the vault once, however often the first password changes (--verbose counts keys)")
+    func vaultReadOncePerRun() throws {
+        #expect(try rwsecret(["password", "add", "a"], stdin: "alpha secret").status == 0)
+        #expect(try rwsecret(["password", "add", "b"], stdin: "bravo secret").status == 0)
+        let input = ["alpha secret", "bravo secret", "alpha secret", "bravo secret"].enumerated()
+            .map { Messages.password("m\($0.offset)", $0.element) }.joined(separator: "\n") + "\n"
+        let result = try rwsecret(["decrypt", "--verbose", "--jobs", "1"], stdin: input)
+        #expect(result.outLines == ["m0", "m1", "m2", "m3"])
+        // Opening the vault: 2 keys. m0: 2 (its HMAC key, then its encryption key);
+        // m1, m2, m3: 3 each (the other password's HMAC key first). Reading the vault
+        // again whenever the first password changed would add 2 keys each time.
+        #expect(result.errLines.contains("rwsecret: key derivations: 13"), "\(result.errLines)")
+    }
+
     @Test func storedPasswordsOpenMessagesAndNoSecretIsPrinted() throws {
         let added = try rwsecret(["password", "add", "work", "--verbose"], stdin: "Sup3r-S3cret-Phrase\n")
         #expect(added.status == 0)

@@ -3,8 +3,10 @@
 /// The chain is: stored passwords in stored order, then the run-only passwords
 /// (a run-only password equal to an earlier one is dropped), except that the
 /// password that opened the most recently finished message goes first. The
-/// client observes the store (Observer) and rebuilds the chain after every
-/// change; the store itself is opened only when the first message needs it.
+/// client observes the store (Observer) and reads it again after every change;
+/// otherwise it reads the store once (a vault read costs a key derivation pair,
+/// a keyring read a D-Bus round trip), and a new first password only reorders
+/// the chain. The store itself is opened only when the first message needs it.
 public final class PasswordClient: PasswordStoreObserver {
     /// Opens the store on first use; returns nil when there is no store (`--no-store`).
     public typealias StoreOpener = () throws -> (any PasswordStore)?
@@ -14,6 +16,8 @@ public final class PasswordClient: PasswordStoreObserver {
     private var storeOpened = false
     private let runOnly: [ChainPassword]
     private var head: DecryptionHandler?
+    /// The store's passwords as last read; nil until read and after the store changes.
+    private var stored: [ChainPassword]?
     private var chainIsCurrent = false
     private var preferredName: String?
 
@@ -59,11 +63,15 @@ public final class PasswordClient: PasswordStoreObserver {
     }
 
     public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+        stored = nil
         chainIsCurrent = false
     }
 
     private func rebuild() throws(StoreError) {
-        let stored = try store?.passwords().map { ChainPassword(name: $0.label, secret: $0.secret) } ?? []
+        if self.stored == nil {
+            self.stored = try store?.passwords().map { ChainPassword(name: $0.label, secret: $0.secret) } ?? []
+        }
+        let stored = self.stored ?? []
         var passwords = stored
         var dropped = 0
         for candidate in runOnly {

@@ -29,6 +29,10 @@ public final class VaultPasswordStore: PasswordStore {
     private let lockPath: String
     private let provider: PassphraseProvider
     private var passphrase: SecretBytes?
+    /// The entries last read or written, and the file they are in. Every write renames
+    /// a new file into place, so a file with the same identity holds the same entries
+    /// and is not decrypted again (each decryption costs two key derivations).
+    private var lastSeen: (file: FileIdentity, entries: [StoredPassword])?
     private let observers = PasswordStoreObservers()
 
     public var kind: StoreKind { .file }
@@ -83,7 +87,11 @@ public final class VaultPasswordStore: PasswordStore {
 
     /// The entries now on disk; an absent vault is empty.
     private func read() throws(StoreError) -> [StoredPassword] {
-        guard let message = try readFile() else { return [] }
+        guard let (file, message) = try readFile(unlessUnchangedFrom: lastSeen?.file) else {
+            lastSeen = nil
+            return []
+        }
+        guard let message else { return lastSeen!.entries }
         let passphrase = try passphrase(for: .open)
         var plaintext: [UInt8]
         do {
@@ -104,11 +112,13 @@ public final class VaultPasswordStore: PasswordStore {
             throw .unavailable(reason: "the vault \(path) is damaged (its contents are malformed)",
                                advice: "restore it from a backup, or point --vault elsewhere")
         }
+        lastSeen = (file, entries)
         return entries
     }
 
-    /// The vault file's bytes, or nil when it does not exist.
-    private func readFile() throws(StoreError) -> [UInt8]? {
+    /// The vault file's identity and bytes; nil bytes when it is the file `known`;
+    /// nil when there is no vault.
+    private func readFile(unlessUnchangedFrom known: FileIdentity?) throws(StoreError) -> (FileIdentity, [UInt8]?)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -116,6 +126,8 @@ public final class VaultPasswordStore: PasswordStore {
                                advice: "check its permissions, or point --vault elsewhere")
         }
         defer { close(fd) }
+        guard let file = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
+        if file == known { return (file, nil) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -127,7 +139,7 @@ public final class VaultPasswordStore: PasswordStore {
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        return bytes
+        return (file, bytes)
     }
 
     private func passphrase(for request: PassphraseRequest) throws(StoreError) -> SecretBytes {
@@ -181,9 +193,40 @@ public final class VaultPasswordStore: PasswordStore {
             throw .io("cannot replace the vault \(path): \(StoreFiles.errnoText())")
         }
         renamed = true
+        // Under the lock no other writer can have replaced it since.
+        lastSeen = FileIdentity(path: path).map { ($0, entries) }
         // Make the rename itself durable.
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 { _ = fsync(folderFD); close(folderFD) }
+    }
+}
+
+/// Which file, in which state: device, inode, size, modification and change times.
+struct FileIdentity: Equatable {
+    let device: UInt64, inode: UInt64, size: Int64
+    let modified: timespec, changed: timespec
+
+    init?(_ fd: Int32) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    private init(_ info: stat) {
+        (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
+        (modified, changed) = (info.st_mtim, info.st_ctim)
+    }
+
+    static func == (a: Self, b: Self) -> Bool {
+        (a.device, a.inode, a.size) == (b.device, b.inode, b.size)
+            && (a.modified.tv_sec, a.modified.tv_nsec, a.changed.tv_sec, a.changed.tv_nsec)
+            == (b.modified.tv_sec, b.modified.tv_nsec, b.changed.tv_sec, b.changed.tv_nsec)
     }
 }
 

@@ -67,6 +67,35 @@ struct PasswordChainTests {
         #expect(try chainNames(client) == ["late"])
     }
 
+    @Test("the store is read once; a new first password only reorders the chain; a change is read again")
+    func storeReadOnce() throws {
+        /// The memory store, counting how often its secrets are read.
+        final class CountingStore: PasswordStore {
+            let inner: MemoryPasswordStore
+            var reads = 0
+            init(_ inner: MemoryPasswordStore) { self.inner = inner }
+            var kind: StoreKind { inner.kind }
+            var location: String { inner.location }
+            func labels() -> [String] { inner.labels() }
+            func passwords() -> [StoredPassword] { reads += 1; return inner.passwords() }
+            func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String { try inner.add(secret, label: label) }
+            func remove(labels: [String]) throws(StoreError) { try inner.remove(labels: labels) }
+            func addObserver(_ observer: any PasswordStoreObserver) { inner.addObserver(observer) }
+            func removeObserver(_ observer: any PasswordStoreObserver) { inner.removeObserver(observer) }
+        }
+        let store = CountingStore(MemoryPasswordStore([stored("a", "alpha"), stored("b", "bravo"), stored("c", "charlie")]))
+        let client = PasswordClient(runOnly: []) { store }
+        for (label, password) in [("c", "charlie"), ("a", "alpha"), ("b", "bravo"), ("c", "charlie")] {
+            #expect(try client.decrypt(try message("for \(label)", password)).get().password.name == label)
+        }
+        #expect(try chainNames(client) == ["c", "a", "b"])
+        #expect(store.reads == 1)
+        try store.add(SecretBytes(utf8: "delta"), label: "d")
+        #expect(try client.decrypt(try message("for d", "delta")).get().password.name == "d")
+        #expect(try chainNames(client) == ["d", "a", "b", "c"])
+        #expect(store.reads == 2)
+    }
+
     @Test("a run-only password equal to a stored one is dropped, not tried twice")
     func duplicatesDropped() throws {
         let store = MemoryPasswordStore([stored("a", "alpha")])

@@ -148,6 +148,23 @@ struct VaultPasswordStoreTests {
         #expect(throws: StoreError.self) { try store(at: path, passphrase: Passphrase("correct horse battery")).labels() }
     }
 
+    @Test func changesMadeElsewhereAreReadAgain() throws {
+        // A store keeps what it last read while the file stays the same file; any change
+        // by another store (another process), renamed into place or written in place, is seen.
+        let path = folder.path + "/vault"
+        let mine = store(at: path, passphrase: Passphrase("correct horse battery"))
+        try mine.add(SecretBytes(utf8: "a-secret"), label: "a")
+        #expect(try mine.labels() == ["a"])
+        let other = store(at: path, passphrase: Passphrase("correct horse battery"))
+        try other.add(SecretBytes(utf8: "b-secret"), label: "b")
+        try other.remove(labels: ["a"])
+        #expect(try mine.labels() == ["b"])
+        #expect(try mine.passwords().map(\.secret.testString) == ["b-secret"])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(40).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try mine.labels() }
+    }
+
     @Test func concurrentWritersInThisProcessLoseNothing() throws {
         // 16 threads (not the 2-thread cooperative pool), each with its own store and lock descriptor.
         let path = folder.path + "/vault"
