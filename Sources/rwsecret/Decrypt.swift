@@ -77,11 +77,10 @@ extension RWSecret {
             }
             let session = DecryptSession(client: client, keys: keys, json: json, global: global,
                                          jobs: jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-            if binary {
-                let status = try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
-                throw CommandFailure.silent(status)
-            }
-            let status = try session.run(files: files.isEmpty ? ["-"] : files)
+            let status = binary
+                ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
+                : try session.run(files: files.isEmpty ? ["-"] : files)
+            global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
             throw CommandFailure.silent(status)
         }
     }

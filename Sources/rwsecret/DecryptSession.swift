@@ -47,7 +47,6 @@ final class DecryptSession: @unchecked Sendable {
         progress?.clear()
         Output.standardOutput.flush()
         global.verboseLine("messages: \(counts.decrypted) decrypted, \(counts.failed) failed in \(Clock.millisecondsSince(started)) ms")
-        global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
         return pipeline.synchronized { status.exitStatus }
     }
 

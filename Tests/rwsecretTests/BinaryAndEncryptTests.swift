@@ -30,6 +30,17 @@ struct BinaryAndEncryptTests {
         #expect(fromPipe.status == 0)
     }
 
+    @Test("--binary with three candidates: one HMAC key each, one encryption key for the winner (--verbose counts keys)")
+    func binaryKeyCount() throws {
+        let plaintext = randomBytes(5000)
+        let message = dir.file("m.bin", bytes: Messages.raw(plaintext, "pw"))
+        let passwords = dir.file("passwords", "wrong-1\nwrong-2\n")
+        let result = try run(["decrypt", "--no-store", "--verbose", "--binary", "--password-file", passwords, message])
+        #expect(result.stdout == Data(plaintext))
+        #expect(result.errLines.contains("rwsecret: opened by: RWSECRET_PASSWORD"))
+        #expect(result.errLines.contains("rwsecret: key derivations: 4"), "\(result.errLines)")
+    }
+
     @Test("a tampered --binary message leaves no OUT, keeps an existing OUT untouched, and prints nothing")
     func tampered() throws {
         var bytes = Messages.raw(randomBytes(200_000), "pw")
