@@ -142,7 +142,7 @@ enum CommandLineBench {
         let best = ours.sorted { $0.seconds < $1.seconds }[1]
         print("\n== \(bigMiB) MiB --binary message, right password, to a file (median of 3)")
         print(String(format: "  ratio to the in-process floor                 %8.2f×", best.seconds / floor))
-        print(String(format: "  rwsecret decrypt --binary -o OUT              %8.1f ms   peak RSS %d MiB", best.seconds * 1e3, best.maxRSSKiB / 1024))
+        print(String(format: "  rwsecret decrypt --binary -o OUT              %8.1f ms   peak RSS %d MiB   %.0f MiB/s", best.seconds * 1e3, best.maxRSSKiB / 1024, Double(bigMiB) / best.seconds))
         print(String(format: "  floor: HMAC-SHA256 + AES-256-CBC + write, in this process  %8.1f ms", floor * 1e3))
         if pypi {
             let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
