@@ -87,11 +87,14 @@ public final class VaultPasswordStore: PasswordStore {
 
     /// The entries now on disk; an absent vault is empty.
     private func read() throws(StoreError) -> [StoredPassword] {
-        guard let (file, message) = try readFile(unlessUnchangedFrom: lastSeen?.file) else {
+        guard let fd = try openFile() else {
             lastSeen = nil
             return []
         }
-        guard let message else { return lastSeen!.entries }
+        defer { close(fd) }
+        guard let file = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
+        if let lastSeen, lastSeen.file == file { return lastSeen.entries }
+        let message = try readAll(fd)
         let passphrase = try passphrase(for: .open)
         var plaintext: [UInt8]
         do {
@@ -116,18 +119,19 @@ public final class VaultPasswordStore: PasswordStore {
         return entries
     }
 
-    /// The vault file's identity and bytes; nil bytes when it is the file `known`;
-    /// nil when there is no vault.
-    private func readFile(unlessUnchangedFrom known: FileIdentity?) throws(StoreError) -> (FileIdentity, [UInt8]?)? {
+    /// The vault file opened for reading, or nil when it does not exist.
+    private func openFile() throws(StoreError) -> Int32? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .unavailable(reason: "cannot read the vault \(path): \(StoreFiles.errnoText())",
                                advice: "check its permissions, or point --vault elsewhere")
         }
-        defer { close(fd) }
-        guard let file = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
-        if file == known { return (file, nil) }
+        return fd
+    }
+
+    /// The bytes of the open vault file `fd`.
+    private func readAll(_ fd: Int32) throws(StoreError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -139,7 +143,7 @@ public final class VaultPasswordStore: PasswordStore {
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
         }
-        return (file, bytes)
+        return bytes
     }
 
     private func passphrase(for request: PassphraseRequest) throws(StoreError) -> SecretBytes {
