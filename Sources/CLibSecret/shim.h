@@ -7,12 +7,68 @@
 // libsecret (and GLib, GIO, GObject with it) is loaded with dlopen only when a
 // process first touches the keyring: linking it costs every process start
 // about 3 ms, and most runs (`--store file`, `--no-store`) never need it.
-// The module map therefore links nothing; every call goes through
-// `rws_libsecret`, whose field types come from the real headers (`__typeof__`),
-// so a signature mismatch is a compile error, not a crash.
+// The module map therefore links nothing, and no libsecret or GLib header is
+// included: the few types and entry points rwsecret uses are declared here,
+// as libsecret 0.20 and GLib 2.x define them (stable ABI since 2012), so the
+// package builds with no header search path (a dependency may not use
+// unsafe flags). The keyring tests run every entry point against a real
+// gnome-keyring.
 #include <dlfcn.h>
 #include <stddef.h>
-#include <libsecret/secret.h>
+#include <stdint.h>
+
+typedef char gchar;
+typedef int gint;
+typedef unsigned int guint;
+typedef gint gboolean;
+typedef void *gpointer;
+typedef const void *gconstpointer;
+typedef size_t gsize;
+typedef uint32_t GQuark;
+
+typedef struct _GHashTable GHashTable;
+typedef struct _GCancellable GCancellable;
+typedef struct _GVariant GVariant;
+typedef struct _GVariantType GVariantType;
+typedef struct _GDBusConnection GDBusConnection;
+typedef struct _GDBusProxy GDBusProxy;
+typedef struct _SecretService SecretService;
+typedef struct _SecretCollection SecretCollection;
+typedef struct _SecretRetrievable SecretRetrievable;
+typedef struct _SecretValue SecretValue;
+
+typedef struct _GError { GQuark domain; gint code; gchar *message; } GError;
+typedef struct _GList { gpointer data; struct _GList *next; struct _GList *prev; } GList;
+
+typedef guint (*GHashFunc)(gconstpointer key);
+typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
+typedef void (*GDestroyNotify)(gpointer data);
+
+typedef enum { G_BUS_TYPE_SESSION = 2 } GBusType;
+typedef enum { G_DBUS_CALL_FLAGS_NONE = 0, G_DBUS_CALL_FLAGS_NO_AUTO_START = 1 } GDBusCallFlags;
+
+typedef enum { SECRET_SCHEMA_NONE = 0 } SecretSchemaFlags;
+typedef enum {
+    SECRET_SCHEMA_ATTRIBUTE_STRING = 0,
+    SECRET_SCHEMA_ATTRIBUTE_INTEGER = 1,
+    SECRET_SCHEMA_ATTRIBUTE_BOOLEAN = 2,
+} SecretSchemaAttributeType;
+typedef struct { const gchar *name; SecretSchemaAttributeType type; } SecretSchemaAttribute;
+typedef struct {
+    const gchar *name;
+    SecretSchemaFlags flags;
+    SecretSchemaAttribute attributes[32];
+    gint reserved;
+    gpointer reserved1, reserved2, reserved3, reserved4, reserved5, reserved6, reserved7;
+} SecretSchema;
+typedef enum {
+    SECRET_SEARCH_NONE = 0,
+    SECRET_SEARCH_ALL = 1 << 1,
+    SECRET_SEARCH_UNLOCK = 1 << 2,
+    SECRET_SEARCH_LOAD_SECRETS = 1 << 3,
+} SecretSearchFlags;
+typedef enum { SECRET_SERVICE_NONE = 0 } SecretServiceFlags;
+typedef enum { SECRET_COLLECTION_NONE = 0 } SecretCollectionFlags;
 
 /// The schema of every item rwsecret stores: `label` (string) and `order`
 /// (integer, a creation counter that keeps the order passwords were added).
@@ -27,45 +83,44 @@ static const SecretSchema rws_password_schema = {
 
 static inline const SecretSchema *rws_schema(void) { return &rws_password_schema; }
 
-#define RWS_FN(name) __typeof__(name) * _Nonnull name
-
 /// The entry points rwsecret uses, resolved by `rws_libsecret_load`.
 typedef struct rws_libsecret {
-    RWS_FN(g_hash_table_new_full);
-    RWS_FN(g_hash_table_insert);
-    RWS_FN(g_hash_table_lookup);
-    RWS_FN(g_hash_table_unref);
-    RWS_FN(g_str_hash);
-    RWS_FN(g_str_equal);
-    RWS_FN(g_free);
-    RWS_FN(g_strdup);
-    RWS_FN(g_list_free_full);
-    RWS_FN(g_object_unref);
-    RWS_FN(g_error_free);
-    RWS_FN(g_quark_to_string);
-    RWS_FN(g_bus_get_sync);
-    RWS_FN(g_dbus_connection_call_sync);
-    RWS_FN(g_dbus_proxy_get_object_path);
-    RWS_FN(g_variant_new_string);
-    RWS_FN(g_variant_new_tuple);
-    RWS_FN(g_variant_get_child_value);
-    RWS_FN(g_variant_get_boolean);
-    RWS_FN(g_variant_unref);
-    RWS_FN(secret_password_storev_sync);
-    RWS_FN(secret_password_lookupv_sync);
-    RWS_FN(secret_password_searchv_sync);
-    RWS_FN(secret_password_clearv_sync);
-    RWS_FN(secret_password_free);
-    RWS_FN(secret_retrievable_get_attributes);
-    RWS_FN(secret_retrievable_retrieve_secret_sync);
-    RWS_FN(secret_value_get);
-    RWS_FN(secret_value_unref);
-    RWS_FN(secret_service_get_sync);
-    RWS_FN(secret_collection_for_alias_sync);
-    RWS_FN(secret_collection_get_locked);
+    GHashTable *(*_Nonnull g_hash_table_new_full)(GHashFunc, GEqualFunc, GDestroyNotify, GDestroyNotify);
+    gboolean (*_Nonnull g_hash_table_insert)(GHashTable *, gpointer key, gpointer value);
+    gpointer (*_Nonnull g_hash_table_lookup)(GHashTable *, gconstpointer key);
+    void (*_Nonnull g_hash_table_unref)(GHashTable *);
+    guint (*_Nonnull g_str_hash)(gconstpointer);
+    gboolean (*_Nonnull g_str_equal)(gconstpointer, gconstpointer);
+    void (*_Nonnull g_free)(gpointer);
+    gchar *(*_Nonnull g_strdup)(const gchar *);
+    void (*_Nonnull g_list_free_full)(GList *, GDestroyNotify);
+    void (*_Nonnull g_object_unref)(gpointer);
+    void (*_Nonnull g_error_free)(GError *);
+    const gchar *(*_Nonnull g_quark_to_string)(GQuark);
+    GDBusConnection *(*_Nonnull g_bus_get_sync)(GBusType, GCancellable *, GError **);
+    GVariant *(*_Nonnull g_dbus_connection_call_sync)(GDBusConnection *, const gchar *bus_name, const gchar *object_path,
+        const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type,
+        GDBusCallFlags, gint timeout_msec, GCancellable *, GError **);
+    const gchar *(*_Nonnull g_dbus_proxy_get_object_path)(GDBusProxy *);
+    GVariant *(*_Nonnull g_variant_new_string)(const gchar *);
+    GVariant *(*_Nonnull g_variant_new_tuple)(GVariant *const *children, gsize n_children);
+    GVariant *(*_Nonnull g_variant_get_child_value)(GVariant *, gsize index);
+    gboolean (*_Nonnull g_variant_get_boolean)(GVariant *);
+    void (*_Nonnull g_variant_unref)(GVariant *);
+    gboolean (*_Nonnull secret_password_storev_sync)(const SecretSchema *, GHashTable *attributes, const gchar *collection,
+        const gchar *label, const gchar *password, GCancellable *, GError **);
+    GList *(*_Nonnull secret_password_searchv_sync)(const SecretSchema *, GHashTable *attributes, SecretSearchFlags,
+        GCancellable *, GError **);
+    gboolean (*_Nonnull secret_password_clearv_sync)(const SecretSchema *, GHashTable *attributes, GCancellable *, GError **);
+    GHashTable *(*_Nonnull secret_retrievable_get_attributes)(SecretRetrievable *);
+    SecretValue *(*_Nonnull secret_retrievable_retrieve_secret_sync)(SecretRetrievable *, GCancellable *, GError **);
+    const gchar *(*_Nonnull secret_value_get)(SecretValue *, gsize *length);
+    void (*_Nonnull secret_value_unref)(gpointer);
+    SecretService *(*_Nonnull secret_service_get_sync)(SecretServiceFlags, GCancellable *, GError **);
+    SecretCollection *(*_Nonnull secret_collection_for_alias_sync)(SecretService *, const gchar *alias, SecretCollectionFlags,
+        GCancellable *, GError **);
+    gboolean (*_Nonnull secret_collection_get_locked)(SecretCollection *);
 } rws_libsecret;
-
-#undef RWS_FN
 
 /// Loads libsecret once and returns its entry points, or NULL with `*missing`
 /// naming what could not be found. Call from one thread (Swift's lazy statics do).
@@ -74,7 +129,7 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     rws_libsecret *api = &table;
     void *handle = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_GLOBAL);
     if (handle == NULL) { *missing = "libsecret-1.so.0"; return NULL; }
-#define RWS_LOAD(name) if ((api->name = (__typeof__(name) *)dlsym(handle, #name)) == NULL) { *missing = #name; return NULL; }
+#define RWS_LOAD(name) if ((*(void **)&api->name = dlsym(handle, #name)) == NULL) { *missing = #name; return NULL; }
     RWS_LOAD(g_hash_table_new_full)
     RWS_LOAD(g_hash_table_insert)
     RWS_LOAD(g_hash_table_lookup)
@@ -96,10 +151,8 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(g_variant_get_boolean)
     RWS_LOAD(g_variant_unref)
     RWS_LOAD(secret_password_storev_sync)
-    RWS_LOAD(secret_password_lookupv_sync)
     RWS_LOAD(secret_password_searchv_sync)
     RWS_LOAD(secret_password_clearv_sync)
-    RWS_LOAD(secret_password_free)
     RWS_LOAD(secret_retrievable_get_attributes)
     RWS_LOAD(secret_retrievable_retrieve_secret_sync)
     RWS_LOAD(secret_value_get)
@@ -110,7 +163,6 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
 #undef RWS_LOAD
     return api;
 }
-
 /// A new attribute table (keys and values copied, freed with the table); NULL values are left out.
 static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *label, const char *order) {
     GHashTable *table = api->g_hash_table_new_full(api->g_str_hash, api->g_str_equal, api->g_free, api->g_free);
