@@ -22,17 +22,20 @@ let package = Package(
             name: "CLibSecret",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // Linux calls and constants Swift's Glibc module does not import (prctl, O_TMPFILE).
+        .systemLibrary(name: "CSystem"),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
         .target(
             name: "RWSecretKit",
-            dependencies: ["COpenSSL", "CLibSecret", "CSHA1Kernel"],
+            dependencies: ["COpenSSL", "CLibSecret", "CSHA1Kernel", "CSystem"],
             linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "rwsecret",
             dependencies: [
                 "RWSecretKit",
+                "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
         ),

@@ -132,7 +132,7 @@ final class DecryptSession: @unchecked Sendable {
         case .unreadable(let name, let error):
             Output.standardOutput.flush()
             progress?.clear()
-            Output.standardError.line("rwsecret: \(name): \(error)")
+            Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
             status.record(error.isMissingInput ? .noInput : .ioError)
             return
         case .message(let name, let number, let outcome):
@@ -168,7 +168,7 @@ final class DecryptSession: @unchecked Sendable {
             } else {
                 Output.standardOutput.flush()
                 progress?.clear()
-                Output.standardError.line("rwsecret: \(source):\(line): \(failure)")
+                Output.standardError.line("rwsecret: \(Output.escaped(source)):\(line): \(failure)")
             }
         }
         progress?.update(done: counts.decrypted + counts.failed)

@@ -72,7 +72,7 @@ extension RWSecret {
             } else if let path = passwordFile.first {
                 let passwords = try RunPasswords.load(file: path)
                 guard passwords.count == 1 else {
-                    throw CommandFailure(.dataError, "\(path): a password file for encrypt must hold exactly one password (it holds \(passwords.count))")
+                    throw CommandFailure(.dataError, "\(Output.escaped(path)): a password file for encrypt must hold exactly one password (it holds \(passwords.count))")
                 }
                 return .password(passwords[0].secret)
             } else if askPassword {
@@ -84,7 +84,7 @@ extension RWSecret {
                 let stored: [StoredPassword]
                 do throws(StoreError) { stored = try store.passwords() } catch { throw CommandFailure(error) }
                 guard let match = stored.first(where: { $0.label == label }) else {
-                    throw CommandFailure(.dataError, "no password labelled '\(label)'")
+                    throw CommandFailure(.dataError, "no password labelled '\(Output.escaped(label))'")
                 }
                 password = match.secret
                 name = "label \(label)"
@@ -110,7 +110,7 @@ extension RWSecret {
             for name in files {
                 let input: InputFile
                 do { input = try InputFile(name) } catch {
-                    Output.standardError.line("rwsecret: \(name): \(error)")
+                    Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
                     status.record(error.isMissingInput ? .noInput : .ioError)
                     continue
                 }
@@ -130,7 +130,7 @@ extension RWSecret {
                         }
                     }
                 } catch let error as SystemError {
-                    Output.standardError.line("rwsecret: \(name): \(error)")
+                    Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
                     status.record(.ioError)
                 }
             }
@@ -146,7 +146,7 @@ extension RWSecret {
             let destination: OutputFile
             if let output {
                 do { destination = try OutputFile(replacing: output) } catch {
-                    throw CommandFailure(.cannotCreate, "\(output): cannot create: \(error)")
+                    throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
                 }
             } else {
                 destination = OutputFile()
@@ -163,7 +163,7 @@ extension RWSecret {
                 try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
                 try destination.commit()
             } catch let error as SystemError {
-                throw CommandFailure(.ioError, "\(output ?? "-"): \(error)")
+                throw CommandFailure(.ioError, "\(Output.escaped(output ?? "-")): \(error)")
             }
             return .success
         }

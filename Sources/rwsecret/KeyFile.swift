@@ -32,6 +32,6 @@ enum KeyFile {
     }
 
     private static func malformed(_ path: String) -> CommandFailure {
-        CommandFailure(.dataError, "\(path): not a key file (expected 64 raw bytes, or 128 hex characters and an optional newline)")
+        CommandFailure(.dataError, "\(Output.escaped(path)): not a key file (expected 64 raw bytes, or 128 hex characters and an optional newline)")
     }
 }

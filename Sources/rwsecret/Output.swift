@@ -52,6 +52,29 @@ final class Output: @unchecked Sendable {
         }
     }
 
+    /// `name` with control characters escaped (`\n`, `\t`, `\x1b`, …) and
+    /// invalid UTF-8 shown as `\xNN`, so that a file name or label can never
+    /// forge an output line or drive the terminal.
+    static func escaped(_ name: String) -> String {
+        var out = ""
+        for scalar in name.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x00..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
+                out += "\\x" + (scalar.value < 0x100 ? hex2(scalar.value) : "{" + String(scalar.value, radix: 16) + "}")
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func hex2(_ value: UInt32) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(value >> 4)], digits[Int(value & 15)]])
+    }
+
     private func wipe() {
         buffer.withUnsafeMutableBytes { Crypto.cleanse($0) }
     }

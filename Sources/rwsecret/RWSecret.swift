@@ -28,6 +28,8 @@ struct RWSecret: ParsableCommand {
 
     /// Parses, runs, and maps every error to one `rwsecret: ` line and the spec's exit status.
     static func main() {
+        ProcessHardening.apply()
+        SecretEnvironment.take()
         // decrypt and encrypt will need OpenSSL's set-up (~3 ms): let the other core do it
         // while the arguments are parsed. No other command touches EVP.
         if CommandLine.arguments.dropFirst().contains(where: { $0 == "decrypt" || $0 == "encrypt" }) {
@@ -37,11 +39,11 @@ struct RWSecret: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
             Output.standardOutput.flush()
-            Glibc.exit(ExitStatus.success.rawValue)
+            ProcessHardening.exit(ExitStatus.success.rawValue)
         } catch let failure as CommandFailure {
             Output.standardOutput.flush()
             if !failure.message.isEmpty { Output.standardError.line("rwsecret: \(failure.message)") }
-            Glibc.exit(failure.status.rawValue)
+            ProcessHardening.exit(failure.status.rawValue)
         } catch {
             Output.standardOutput.flush()
             let code = exitCode(for: error)
@@ -55,7 +57,7 @@ struct RWSecret: ParsableCommand {
                     Output.standardError.line("rwsecret: " + trimmed)
                 }
             }
-            Glibc.exit(code == .success ? 0 : (code.rawValue == 1 ? ExitStatus.usage.rawValue : code.rawValue))
+            ProcessHardening.exit(code == .success ? 0 : (code.rawValue == 1 ? ExitStatus.usage.rawValue : code.rawValue))
         }
     }
 }

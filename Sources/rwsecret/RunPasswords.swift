@@ -28,8 +28,7 @@ enum RunPasswords {
 
     /// The password in `RWSECRET_PASSWORD`, if set.
     static func fromEnvironment() throws -> ChainPassword? {
-        guard let value = Environment[environmentVariable] else { return nil }
-        let secret = SecretBytes(utf8: value)
+        guard let secret = SecretEnvironment.password else { return nil }
         try check(secret, name: environmentVariable)
         return ChainPassword(name: environmentVariable, secret: secret)
     }
@@ -38,7 +37,7 @@ enum RunPasswords {
     static func check(_ secret: SecretBytes, name: String) throws {
         let failures = CompositeValidator.runDefault.validate(secret)
         guard !failures.isEmpty else { return }
-        for failure in failures { Output.standardError.line("rwsecret: \(name): \(failure.description)") }
+        for failure in failures { Output.standardError.line("rwsecret: \(Output.escaped(name)): \(failure.description)") }
         throw CommandFailure.silent(.dataError)
     }
 }

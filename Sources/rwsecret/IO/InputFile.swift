@@ -1,3 +1,4 @@
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,8 +40,10 @@ final class InputFile {
         return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// Moves back to the start (regular files only).
-    func rewind() throws(SystemError) {
-        try retryingOnInterrupt { lseek(fd, 0, SEEK_SET) }
+    /// `fstat` of the open file.
+    func status() throws(SystemError) -> stat {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError(code: errno) }
+        return info
     }
 }

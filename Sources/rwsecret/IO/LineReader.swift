@@ -1,3 +1,4 @@
+import RWSecretKit
 /// Splits an input into lines as they arrive, never holding more than `maximumLength` bytes of one.
 ///
 /// A line longer than `maximumLength` (counted without its LF) is reported as

@@ -1,3 +1,4 @@
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif

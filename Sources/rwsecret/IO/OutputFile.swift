@@ -1,93 +1,50 @@
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where `--binary` writes: a temporary file beside OUT renamed into place on
-/// `commit()`, removed otherwise; or stdout.
+/// Where `encrypt --binary` writes: a private file (no name) in OUT's folder,
+/// renamed over OUT on `commit()` and gone otherwise; or stdout.
 ///
-/// An OUT that exists and is not a regular file (`/dev/null`, a FIFO, a
-/// terminal) is written to directly, never replaced; a symbolic link is
-/// followed, so the file it points to is replaced, not the link. Either way
-/// nothing is written before the caller has authenticated the message.
+/// OUT's folder is taken as given: no symbolic link is resolved here. An OUT
+/// that is a symbolic link or not a regular file (`/dev/null`, a FIFO) is
+/// opened for writing, so the kernel's own rules for following links apply.
 final class OutputFile {
-    let fd: Int32
-    private let destination: String?
-    private var temporaryPath: String?
+    private enum Target { case descriptor(Int32, owned: Bool), privateFile(PrivateFile, path: String) }
+    private let target: Target
 
     /// stdout.
-    init() {
-        fd = STDOUT_FILENO
-        destination = nil
-    }
+    init() { target = .descriptor(STDOUT_FILENO, owned: false) }
 
-    /// A temporary file (mode 0600) in `path`'s folder; throws when it cannot be created.
+    /// A private file in `path`'s folder, or `path` itself when it is a link or not a regular file.
     init(replacing path: String) throws(SystemError) {
-        var info = stat()
-        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-            if (info.st_mode & S_IFMT) == S_IFDIR { throw SystemError(code: EISDIR) }
-            fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CLOEXEC) }
-            destination = nil
+        var link = stat()
+        if lstat(path, &link) == 0 && (link.st_mode & S_IFMT) != S_IFREG {
+            if (link.st_mode & S_IFMT) == S_IFDIR { throw SystemError(code: EISDIR) }
+            if (link.st_mode & S_IFMT) == S_IFLNK && OutputPath.isPlantedLink(path, link) { throw SystemError(code: EACCES) }
+            let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o644) }
+            var info = stat()
+            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
+            target = .descriptor(fd, owned: true)
             return
         }
-        var path = path
-        if let resolved = realpath(path, nil) {
-            path = String(cString: resolved)
-            free(resolved)
-        }
-        destination = path
-        var template = Array((path + ".rwsecret-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw SystemError.current }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        self.fd = fd
-        temporaryPath = cString(template)
+        target = .privateFile(try PrivateFile(in: folder(of: path), needsName: true), path: path)
     }
 
-    /// Removes the temporary file unless it was committed.
     deinit {
-        if let temporaryPath {
-            close(fd)
-            unlink(temporaryPath)
-        } else if destination == nil && fd != STDOUT_FILENO {
-            close(fd)
-        }
+        if case .descriptor(let fd, owned: true) = target { close(fd) }
     }
 
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = try retryingOnInterrupt { Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
-            offset += n
+        switch target {
+        case .descriptor(let fd, _): try writeAll(fd, bytes)
+        case .privateFile(let file, _): try file.write(bytes)
         }
     }
 
-    /// Renames the temporary file into place (not fsynced, as the spec says).
+    /// Gives the private file OUT's name (not fsynced, as the spec says).
     func commit() throws(SystemError) {
-        guard let temporaryPath, let destination else { return }
-        guard close(fd) == 0 else { throw SystemError.current }
-        guard rename(temporaryPath, destination) == 0 else {
-            let error = SystemError.current
-            unlink(temporaryPath)
-            self.temporaryPath = nil
-            throw error
-        }
-        self.temporaryPath = nil
+        if case .privateFile(let file, let path) = target { try file.link(as: path) }
     }
-}
-
-/// A scratch file under `$TMPDIR` (unlinked at once) for spooling a pipe's ciphertext.
-func makeSpoolFile() throws(SystemError) -> Int32 {
-    let directory = Environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    var template = Array((directory + "/rwsecret-spool-XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw SystemError.current }
-    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    unlink(cString(template))
-    return fd
-}
-
-/// The String of a NUL-terminated C character array.
-private func cString(_ chars: [CChar]) -> String {
-    String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

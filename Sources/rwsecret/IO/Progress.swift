@@ -1,3 +1,4 @@
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,23 @@ final class Progress {
         lastUpdate = elapsed
         shown = true
         Output.standardError.write("\r\u{1B}[Krwsecret: \(done) messages, \(elapsed / 1000) s")
+    }
+
+    /// `--binary`: bytes read so far, of `total` when the input's size is known.
+    func update(bytes done: Int, of total: Int?) {
+        let elapsed = Clock.millisecondsSince(started)
+        guard elapsed >= 1000, elapsed - lastUpdate >= 200 else { return }
+        lastUpdate = elapsed
+        shown = true
+        let mib = { (bytes: Int) in "\(bytes >> 20) MiB" }
+        let rate = done / max(1, elapsed) * 1000
+        var line = "\r\u{1B}[Krwsecret: \(mib(done))"
+        if let total, total > 0 {
+            line += " of \(mib(total)) (\(done * 100 / total)%)"
+            if rate > 0 { line += ", \((total - done) / rate) s left" }
+        }
+        line += ", \(mib(rate))/s"
+        Output.standardError.write(line)
     }
 
     /// Removes the line before other output goes to stderr.

@@ -1,3 +1,4 @@
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,7 @@ import Glibc
 /// directory stops the run with 66, a read error with 74.
 func readSmallFile(_ path: String, what: String, limit: Int = 16 << 20) throws -> [UInt8] {
     let file: InputFile
-    do { file = try InputFile(path) } catch { throw CommandFailure(.noInput, "\(path): \(error)") }
+    do { file = try InputFile(path) } catch { throw CommandFailure(.noInput, "\(Output.escaped(path)): \(error)") }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
@@ -14,19 +15,11 @@ func readSmallFile(_ path: String, what: String, limit: Int = 16 << 20) throws -
         do {
             n = try chunk.withUnsafeMutableBytes { raw in try file.read(into: raw.baseAddress!, count: raw.count) }
         } catch let error as SystemError {
-            throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(path): \(error)")
+            throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(Output.escaped(path)): \(error)")
         }
         if n == 0 { break }
         bytes.append(contentsOf: chunk[0..<n])
-        guard bytes.count <= limit else { throw CommandFailure(.dataError, "\(path): \(what) is too large") }
+        guard bytes.count <= limit else { throw CommandFailure(.dataError, "\(Output.escaped(path)): \(what) is too large") }
     }
     return bytes
-}
-
-/// The process environment, read through getenv (no Foundation).
-enum Environment {
-    static subscript(name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        return String(cString: value)
-    }
 }

@@ -37,7 +37,7 @@ final class Cipher {
     func update(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) {
         guard input.count > 0 else { return }
         let start = output.count
-        output.append(contentsOf: repeatElement(0, count: input.count + Crypto.blockSize))
+        output.append(contentsOf: [UInt8](repeating: 0, count: input.count + Crypto.blockSize))  // one memset, even unoptimised
         var written: Int32 = 0
         let ok = output.withUnsafeMutableBytes { out in
             EVP_CipherUpdate(context, (out.baseAddress! + start).assumingMemoryBound(to: UInt8.self), &written,

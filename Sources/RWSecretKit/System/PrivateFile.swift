@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+internal import CSystem
+
+/// A file with no name: speculative plaintext and spooled ciphertext live here
+/// until they may be released.
+///
+/// Made with `O_TMPFILE` (mode 0600), so it has no name in any folder and the
+/// kernel frees it when the process ends, however it ends — SIGKILL included.
+/// Only this process holds a descriptor, and the process is not dumpable, so
+/// no other process of the user can open it through `/proc/PID/fd`. `link`
+/// gives it a name only once it is complete.
+///
+/// On a filesystem without `O_TMPFILE` the file gets a random hidden name and
+/// is unlinked at once when it never needs a name; otherwise the name is
+/// removed when the file is released and on SIGINT, SIGTERM and SIGHUP
+/// (`PendingNames`), which SIGKILL cannot honour — the one case the kernel
+/// cannot help with.
+package final class PrivateFile {
+    /// The open descriptor (read and write).
+    package let fd: Int32
+    /// The folder the file was made in (it can be linked only there).
+    package let folder: String
+    /// The hidden name of a fallback file that must keep a name until `link`; nil otherwise.
+    private var fallbackName: String?
+    /// Bytes written so far.
+    package private(set) var size = 0
+
+    /// A new empty file in `folder`. `needsName`: whether `link` will be called
+    /// (a fallback file that will never be linked is unlinked at once).
+    package init(in folder: String, needsName: Bool) throws(SystemError) {
+        self.folder = folder
+        let tmpfile = rws_o_tmpfile()
+        let fd = tmpfile == 0 ? -1 : open(folder, tmpfile | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            self.fd = fd
+            return
+        }
+        // EISDIR or EOPNOTSUPP: the kernel or filesystem has no O_TMPFILE.
+        guard tmpfile == 0 || errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { throw SystemError.current }
+        var template = Array((folder + "/.rwsecret-XXXXXX").utf8CString)
+        let named = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard named >= 0 else { throw SystemError.current }
+        _ = fcntl(named, F_SETFD, FD_CLOEXEC)
+        self.fd = named
+        let name = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if needsName {
+            fallbackName = name
+            PendingNames.shared.add(name)
+        } else {
+            unlink(name)
+        }
+    }
+
+    deinit {
+        close(fd)
+        if let fallbackName {
+            unlink(fallbackName)
+            PendingNames.shared.remove(fallbackName)
+        }
+    }
+
+    /// Appends all of `bytes`.
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        try writeAll(fd, bytes)
+        size += bytes.count
+    }
+
+    /// Appends all of `bytes`.
+    package func write(_ bytes: [UInt8]) throws(SystemError) {
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try write(raw) } }
+        try result.get()
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`; fewer at the end.
+    package func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retryingOnInterrupt { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Copies the whole file to `output` (in the kernel where it can: `sendfile`).
+    package func copy(to output: Int32) throws(SystemError) {
+        var offset = off_t(0)
+        while Int(offset) < size {
+            let n = sendfile(output, fd, &offset, size - Int(offset))
+            if n > 0 { continue }
+            if n == 0 { throw SystemError(code: EIO) }
+            if errno == EINTR { continue }
+            if errno == EINVAL || errno == ENOSYS { return try copyByReading(to: output, from: Int(offset)) }
+            throw SystemError.current
+        }
+    }
+
+    private func copyByReading(to output: Int32, from start: Int) throws(SystemError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { Crypto.cleanse(buffer); buffer.deallocate() }
+        var offset = start
+        while offset < size {
+            let n = try read(at: offset, into: buffer)
+            if n == 0 { throw SystemError(code: EIO) }
+            try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += n
+        }
+    }
+
+    /// Gives the complete file the name `path` (in `folder`), replacing what is there.
+    ///
+    /// `rename` replaces a symbolic link at `path` itself, never the file it points to.
+    /// The file is linked under a random hidden name first and renamed at once,
+    /// so the name appears complete or not at all.
+    package func link(as path: String) throws(SystemError) {
+        if let fallbackName {
+            guard rename(fallbackName, path) == 0 else { throw SystemError.current }
+            PendingNames.shared.remove(fallbackName)
+            self.fallbackName = nil
+            return
+        }
+        // No name yet: link it into the folder under a fresh hidden name, then rename.
+        // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc/self/fd works for anyone.
+        let source = "/proc/self/fd/\(fd)"
+        for _ in 0..<16 {
+            let name = folder + "/.rwsecret-" + Self.randomSuffix()
+            PendingNames.shared.add(name)
+            defer { PendingNames.shared.remove(name) }
+            if linkat(AT_FDCWD, source, AT_FDCWD, name, AT_SYMLINK_FOLLOW) != 0 {
+                if errno == EEXIST { continue }
+                let error = SystemError.current
+                if linkat(fd, "", AT_FDCWD, name, rws_at_empty_path()) != 0 { throw error }
+            }
+            guard rename(name, path) == 0 else {
+                let error = SystemError.current
+                unlink(name)
+                throw error
+            }
+            return
+        }
+        throw SystemError(code: EEXIST)
+    }
+
+    private static func randomSuffix() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        return String(decoding: Crypto.randomBytes(count: 12).map { alphabet[Int($0) % alphabet.count] }, as: UTF8.self)
+    }
+}
+
+/// Names of temporary files that exist only for a moment, removed if SIGINT,
+/// SIGTERM or SIGHUP ends the process in that moment.
+///
+/// The signal handler may only call async-signal-safe functions: the names are
+/// kept as C strings in a fixed table, and the handler calls `unlink` on each,
+/// restores the default action and raises the signal again.
+package final class PendingNames: @unchecked Sendable {
+    package static let shared = PendingNames()
+    private static let capacity = 16
+    private let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    private var lock = pthread_mutex_t()
+
+    private init() {
+        slots = .allocate(capacity: Self.capacity)
+        slots.initialize(repeating: nil, count: Self.capacity)
+        pthread_mutex_init(&lock, nil)
+        pendingSlots = slots
+    }
+
+    private var handlersInstalled = false
+
+    /// Installs the clean-up handler for SIGINT, SIGTERM and SIGHUP (on the first name held).
+    private static func installSignalHandlers() {
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signal in
+                if let slots = pendingSlots {
+                    for index in 0..<16 { if let name = slots[index] { unlink(name) } }
+                }
+                Glibc.signal(signal, SIG_DFL)
+                raise(signal)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+        }
+    }
+
+    func add(_ name: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        if !handlersInstalled {
+            handlersInstalled = true
+            Self.installSignalHandlers()
+        }
+        for index in 0..<Self.capacity where slots[index] == nil {
+            slots[index] = strdup(name)
+            return
+        }
+    }
+
+    func remove(_ name: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        for index in 0..<Self.capacity {
+            if let slot = slots[index], String(cString: slot) == name {
+                slots[index] = nil
+                free(slot)
+                return
+            }
+        }
+    }
+}
+
+nonisolated(unsafe) private var pendingSlots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?

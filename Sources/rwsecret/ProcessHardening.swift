@@ -1,0 +1,35 @@
+import CSystem
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the process does before it reads any secret, and how it ends.
+enum ProcessHardening {
+    /// Makes the process non-dumpable and sets `RLIMIT_CORE` to 0, before any secret is read.
+    ///
+    /// Non-dumpable: no core file is written whatever the system's core pattern says,
+    /// `/proc/PID/mem`, `/proc/PID/environ` and `/proc/PID/fd` belong to root, and other
+    /// processes of the same user cannot ptrace it. `RLIMIT_CORE` 0 covers the core
+    /// handlers that ignore the dumpable flag, and children such as a pager.
+    static func apply() {
+        _ = rws_set_dumpable(0)
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+        // A reader that goes away is reported by write's EPIPE, never by a signal.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Ends the process with `status` after flushing stdio, without running
+    /// `atexit` handlers or static destructors.
+    ///
+    /// Nothing needs them, and they would race any background work still
+    /// running (OpenSSL's one-time set-up thread, a pipeline worker after an
+    /// early EPIPE): `exit()` tearing down state under a thread still using it
+    /// crashed about 1 run in 100–5,000. `_exit` ends every thread at once.
+    static func exit(_ status: Int32) -> Never {
+        Output.standardOutput.flush()
+        fflush(nil)
+        _exit(status)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// `LD_PRELOAD` shims, compiled with the system's C compiler when a test needs one:
+/// real interposition of libc/OpenSSL calls to make races happen on demand.
+enum Shim {
+    /// Flips one byte of the file `RWS_FLIP_FILE` at `RWS_FLIP_OFFSET` just before
+    /// the process first writes 4 KiB or more anywhere but stderr (or calls
+    /// sendfile): the moment an implementation that reads its input twice starts
+    /// releasing plaintext, or one that reads it once starts its private file.
+    static let flipOnFirstWrite = """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <fcntl.h>
+        #include <stdlib.h>
+        #include <unistd.h>
+        #include <sys/types.h>
+        static int done;
+        static void flip(void) {
+            if (done) return;
+            done = 1;
+            const char *path = getenv("RWS_FLIP_FILE"), *offset = getenv("RWS_FLIP_OFFSET");
+            if (!path || !offset) return;
+            int fd = open(path, O_RDWR);
+            if (fd < 0) return;
+            unsigned char byte;
+            off_t at = (off_t)atoll(offset);
+            if (pread(fd, &byte, 1, at) == 1) { byte ^= 0x01; (void)pwrite(fd, &byte, 1, at); }
+            close(fd);
+        }
+        ssize_t write(int fd, const void *buffer, size_t count) {
+            static ssize_t (*real)(int, const void *, size_t);
+            if (!real) real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+            if (fd != 2 && count >= 4096) flip();
+            return real(fd, buffer, count);
+        }
+        ssize_t sendfile(int out, int in, off_t *offset, size_t count) {
+            static ssize_t (*real)(int, int, off_t *, size_t);
+            if (!real) real = (ssize_t (*)(int, int, off_t *, size_t))dlsym(RTLD_NEXT, "sendfile");
+            if (out != 2) flip();
+            return real(out, in, offset, count);
+        }
+        """
+
+    /// Compiles `source` into a shared object in `folder`; returns its path.
+    static func build(_ source: String, named name: String, in folder: URL) throws -> String {
+        let c = folder.appendingPathComponent("\(name).c")
+        let so = folder.appendingPathComponent("\(name).so")
+        try source.write(to: c, atomically: true, encoding: .utf8)
+        let cc = Process()
+        cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        cc.arguments = ["cc", "-shared", "-fPIC", "-O2", "-o", so.path, c.path, "-ldl"]
+        try cc.run()
+        cc.waitUntilExit()
+        guard cc.terminationStatus == 0 else { throw ShimError.compileFailed(name) }
+        return so.path
+    }
+
+    enum ShimError: Error { case compileFailed(String) }
+}
