@@ -8,12 +8,20 @@ import Dispatch
 /// key together with those of a few successors in one batch (independent
 /// PBKDF2 chains run interleaved), but the outcome is decided strictly in
 /// chain order: the first handler whose HMAC matches opens the message.
+///
+/// A non-ASCII password is tried in every form an RNCryptor implementation is
+/// known to have fed to PBKDF2 for the message's version, and in its other
+/// Unicode normalization form (`MessageHeader.kdfPasswords(_:)`): one more key
+/// derivation per form, but the same password for `tried`. An ASCII password
+/// has one form and costs one derivation, as before.
 public final class DecryptionHandler: @unchecked Sendable {
     // Immutable once the chain is built (`next` is set only by `PasswordChain`).
     /// The password this handler tries.
     public let password: ChainPassword
     /// The next handler, or nil at the end of the chain.
     public internal(set) var next: DecryptionHandler?
+    /// The PBKDF2 iteration count this handler derives with (10,000 unless the chain was told otherwise).
+    public let iterations: Int
 
     /// How many handlers' keys are derived together after the head has failed.
     ///
@@ -21,10 +29,14 @@ public final class DecryptionHandler: @unchecked Sendable {
     /// message, so it usually succeeds and successors' keys would be wasted.
     static let batchSize = 3
 
-    init(password: ChainPassword, next: DecryptionHandler?) {
+    init(password: ChainPassword, next: DecryptionHandler?, iterations: Int = KeyDerivation.iterations) {
         self.password = password
         self.next = next
+        self.iterations = iterations
     }
+
+    /// One form of a handler's password and the HMAC key it gives for a message.
+    private typealias Prefetched = [(form: SecretBytes, hmacKey: SecretBytes)]
 
     /// Tries this handler's password, then its successors', on `message`.
     ///
@@ -33,18 +45,17 @@ public final class DecryptionHandler: @unchecked Sendable {
     /// With `parallelism` > 1, the successors' keys are derived on that many
     /// threads at once (for a message that has the machine to itself).
     public func handle(_ message: Message, tried: Int = 0, parallelism: Int = 1) -> Result<Decrypted, DecryptionFailure> {
-        var prefetched: [SecretBytes] = []
+        var prefetched: [Prefetched] = []
         return handle(message, tried: tried, parallelism: max(1, parallelism), prefetched: &prefetched)
     }
 
-    private func handle(_ message: Message, tried: Int, parallelism: Int, prefetched: inout [SecretBytes]) -> Result<Decrypted, DecryptionFailure> {
+    private func handle(_ message: Message, tried: Int, parallelism: Int, prefetched: inout [Prefetched]) -> Result<Decrypted, DecryptionFailure> {
         if prefetched.isEmpty {
             prefetched = deriveHMACKeys(for: message, count: tried == 0 ? 1 : Self.batchSize * parallelism, threads: parallelism)
         }
-        let hmacKey = prefetched.removeFirst()
-        if message.isAuthentic(hmacKey: hmacKey) {
+        for (form, hmacKey) in prefetched.removeFirst() where message.isAuthentic(hmacKey: hmacKey) {
             do {
-                let plaintext = try message.decipher(encryptionKey: message.encryptionKey(for: password.secret))
+                let plaintext = try message.decipher(encryptionKey: message.encryptionKey(forKDFPassword: form, iterations: iterations))
                 return .success(Decrypted(plaintext: plaintext, password: password))
             } catch {
                 return .failure(.badPadding)
@@ -64,23 +75,52 @@ public final class DecryptionHandler: @unchecked Sendable {
         next?.collectPasswords(into: &passwords)
     }
 
-    /// The HMAC keys of this handler and up to `count - 1` successors, in chain order,
-    /// derived in up to `threads` groups at once.
-    private func deriveHMACKeys(for message: Message, count: Int, threads: Int) -> [SecretBytes] {
-        guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
-        var requests: [(password: SecretBytes, salt: [UInt8])] = []
+    /// Every password of this handler and its successors, each form of it that
+    /// might have made a message with `header`, in chain order (reference form first).
+    ///
+    /// For one pass over a large message that computes every candidate's HMAC at
+    /// once (`--binary`): derive each form's HMAC key with `iterations`; the first
+    /// candidate in this order whose HMAC matches opens the message.
+    public func candidates(for header: MessageHeader) -> [(password: ChainPassword, kdfPassword: SecretBytes)] {
+        var result: [(password: ChainPassword, kdfPassword: SecretBytes)] = []
         var handler: DecryptionHandler? = self
-        while let current = handler, requests.count < count {
-            requests.append((message.header.kdfPassword(current.password.secret), salts.hmac))
+        while let current = handler {
+            for form in header.kdfPasswords(current.password.secret) { result.append((current.password, form)) }
             handler = current.next
         }
-        let groups = stride(from: 0, to: requests.count, by: Self.batchSize).map { Array(requests[$0..<min($0 + Self.batchSize, requests.count)]) }
-        guard threads > 1, groups.count > 1 else { return KeyDerivation.keys(requests) }
-        let results = ResultSlots<[SecretBytes]>(count: groups.count)
-        DispatchQueue.concurrentPerform(iterations: groups.count) { index in
-            results[index] = KeyDerivation.keys(groups[index])
+        return result
+    }
+
+    /// The HMAC keys of every form of the passwords of this handler and up to
+    /// `count - 1` successors, grouped by handler in chain order, derived in up to
+    /// `threads` groups at once.
+    private func deriveHMACKeys(for message: Message, count: Int, threads: Int) -> [Prefetched] {
+        guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
+        var forms: [[SecretBytes]] = []
+        var handler: DecryptionHandler? = self
+        while let current = handler, forms.count < count {
+            forms.append(message.header.kdfPasswords(current.password.secret))
+            handler = current.next
         }
-        return results.values.flatMap { $0 }
+        let requests = forms.flatMap { $0.map { (password: $0, salt: salts.hmac) } }
+        let keys: [SecretBytes]
+        let groups = stride(from: 0, to: requests.count, by: Self.batchSize).map { Array(requests[$0..<min($0 + Self.batchSize, requests.count)]) }
+        if threads > 1, groups.count > 1 {
+            let results = ResultSlots<[SecretBytes]>(count: groups.count)
+            DispatchQueue.concurrentPerform(iterations: groups.count) { index in
+                results[index] = KeyDerivation.keys(groups[index], iterations: iterations)
+            }
+            keys = results.values.flatMap { $0 }
+        } else {
+            keys = KeyDerivation.keys(requests, iterations: iterations)
+        }
+        var next = 0
+        return forms.map { handlerForms in
+            handlerForms.map { form in
+                defer { next += 1 }
+                return (form, keys[next])
+            }
+        }
     }
 }
 

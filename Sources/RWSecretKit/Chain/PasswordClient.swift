@@ -15,6 +15,7 @@ public final class PasswordClient: PasswordStoreObserver {
     private var store: (any PasswordStore)?
     private var storeOpened = false
     private let runOnly: [ChainPassword]
+    private let iterations: Int
     private var head: DecryptionHandler?
     /// The store's passwords as last read; nil until read and after the store changes.
     private var stored: [ChainPassword]?
@@ -26,8 +27,11 @@ public final class PasswordClient: PasswordStoreObserver {
 
     /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords.
     /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
-    public init(runOnly: [ChainPassword], openStore: @escaping StoreOpener) {
+    /// Every handler derives keys with `iterations` PBKDF2 rounds (messages made with another count).
+    public init(runOnly: [ChainPassword], iterations: Int = KeyDerivation.iterations, openStore: @escaping StoreOpener) {
+        precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         self.runOnly = runOnly
+        self.iterations = iterations
         self.openStore = openStore
     }
 
@@ -84,7 +88,7 @@ public final class PasswordClient: PasswordStoreObserver {
         if let preferredName, let index = passwords.firstIndex(where: { $0.name == preferredName }) {
             passwords.insert(passwords.remove(at: index), at: 0)
         }
-        head = passwords.reversed().reduce(nil) { next, password in DecryptionHandler(password: password, next: next) }
+        head = passwords.reversed().reduce(nil) { next, password in DecryptionHandler(password: password, next: next, iterations: iterations) }
         lastBuild = (stored.count, passwords.count - stored.count, dropped)
         chainIsCurrent = true
     }
