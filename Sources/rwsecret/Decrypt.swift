@@ -46,7 +46,15 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: the number of online CPUs).", valueName: "n"))
         var jobs: Int?
 
+        @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
+        var iterations: Int = KeyDerivation.iterations
+
         func validate() throws {
+            if !(1...KeyDerivation.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            }
+            // The streaming path derives its own keys; until it takes the chain's count, refuse rather than ignore.
+            if binary && iterations != KeyDerivation.iterations { throw ValidationError("--iterations cannot be combined with --binary yet") }
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
             }
@@ -68,7 +76,7 @@ extension RWSecret {
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
 
-            let client = PasswordClient(runOnly: runOnly) {
+            let client = PasswordClient(runOnly: runOnly, iterations: iterations) {
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil

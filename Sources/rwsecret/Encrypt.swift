@@ -40,7 +40,14 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
         var keyFile: [String] = []
 
+        @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
+        var iterations: Int?
+
         func validate() throws {
+            if let iterations, !(1...KeyDerivation.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            }
+            if iterations != nil && !keyFile.isEmpty { throw ValidationError("--iterations cannot be combined with --key-file (key-based messages use no PBKDF2)") }
             let sources = passwordLabel.count + passwordFile.count + keyFile.count + (askPassword ? 1 : 0)
             if sources > 1 {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
@@ -57,6 +64,9 @@ extension RWSecret {
         func run() throws {
             let global = try self.global.merged(with: root.global)
             let credential = try loadCredential(global)
+            if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
+                Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
+            }
             if binary {
                 throw CommandFailure.silent(try encryptBinary(file: files.first ?? "-", credential: credential))
             }
@@ -99,7 +109,7 @@ extension RWSecret {
 
         private func makeEncryptor(_ credential: Credential) -> Encryptor {
             switch credential {
-            case .password(let password): Encryptor(password: password)
+            case .password(let password): Encryptor(password: password, iterations: iterations ?? KeyDerivation.iterations)
             case .keys(let keys): Encryptor(keys: keys)
             }
         }
