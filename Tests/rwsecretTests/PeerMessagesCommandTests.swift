@@ -56,6 +56,21 @@ struct PeerMessagesCommandTests {
         #expect(result.errLines.contains("rwsecret: key derivations: 5"), "\(result.errLines)")
     }
 
+    /// The head of the chain tries its reference form alone first: a right non-ASCII password
+    /// in that form costs what an ASCII one does; only a miss pays for the other forms.
+    @Test("a non-ASCII password in the reference form costs two keys; a wrong one costs one per form")
+    func nonASCIICost() throws {
+        let row = try #require(Self.rows.first { $0[0] == "pypi" && $0[8] == "latin1 NFC" })
+        let password = Self.text(hex: row[5])
+        let right = try run(["decrypt", "--no-store", "--verbose", "--jobs", "1"], stdin: row[7] + "\n", extra: ["RWSECRET_PASSWORD": password])
+        #expect(right.outLines.count == 1)
+        #expect(right.errLines.contains("rwsecret: key derivations: 2"), "\(right.errLines)")
+        // Wrong: UTF-8, its low bytes, NFD, NFD's low bytes (v3): four keys, one password tried.
+        let wrong = try run(["decrypt", "--no-store", "--verbose", "--jobs", "1"], stdin: row[7] + "\n", extra: ["RWSECRET_PASSWORD": password + "\u{E9}"])
+        #expect(wrong.errLines.contains("rwsecret: -:1: no password opened it (tried 1)"), "\(wrong.errLines)")
+        #expect(wrong.errLines.contains("rwsecret: key derivations: 4"), "\(wrong.errLines)")
+    }
+
     @Test("--iterations opens messages made with another count; without it they do not open")
     func iterations() throws {
         let row = try #require(Self.rows.first { $0[0] == "rncryptor-c" && $0[3] == "1000" })

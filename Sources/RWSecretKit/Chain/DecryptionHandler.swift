@@ -50,19 +50,35 @@ public final class DecryptionHandler: @unchecked Sendable {
     }
 
     private func handle(_ message: Message, tried: Int, parallelism: Int, prefetched: inout [Prefetched]) -> Result<Decrypted, DecryptionFailure> {
-        if prefetched.isEmpty {
-            prefetched = deriveHMACKeys(for: message, count: tried == 0 ? 1 : Self.batchSize * parallelism, threads: parallelism)
+        let mine: Prefetched
+        if !prefetched.isEmpty {
+            mine = prefetched.removeFirst()
+        } else if tried == 0 {
+            // The head opened the previous message, so it usually opens this one, in the form
+            // it had then: derive that form alone first, the others only if it fails.
+            let forms = message.header.kdfPasswords(password.secret)
+            let first = message.hmacKey(forKDFPassword: forms[0], iterations: iterations)
+            if message.isAuthentic(hmacKey: first) { return open(message, form: forms[0]) }
+            mine = hmacKeys(for: message, forms: Array(forms.dropFirst()), threads: 1)
+        } else {
+            prefetched = deriveHMACKeys(for: message, count: Self.batchSize * parallelism, threads: parallelism)
+            mine = prefetched.removeFirst()
         }
-        for (form, hmacKey) in prefetched.removeFirst() where message.isAuthentic(hmacKey: hmacKey) {
-            do {
-                let plaintext = try message.decipher(encryptionKey: message.encryptionKey(forKDFPassword: form, iterations: iterations))
-                return .success(Decrypted(plaintext: plaintext, password: password))
-            } catch {
-                return .failure(.badPadding)
-            }
+        for (form, hmacKey) in mine where message.isAuthentic(hmacKey: hmacKey) {
+            return open(message, form: form)
         }
         guard let next else { return .failure(.noPasswordOpened(tried: tried + 1)) }
         return next.handle(message, tried: tried + 1, parallelism: parallelism, prefetched: &prefetched)
+    }
+
+    /// Deciphers a message whose HMAC matched under `form` of this handler's password.
+    private func open(_ message: Message, form: SecretBytes) -> Result<Decrypted, DecryptionFailure> {
+        do {
+            let plaintext = try message.decipher(encryptionKey: message.encryptionKey(forKDFPassword: form, iterations: iterations))
+            return .success(Decrypted(plaintext: plaintext, password: password))
+        } catch {
+            return .failure(.badPadding)
+        }
     }
 
     /// Asks this handler and every successor, in chain order, for its password.
@@ -95,14 +111,26 @@ public final class DecryptionHandler: @unchecked Sendable {
     /// `count - 1` successors, grouped by handler in chain order, derived in up to
     /// `threads` groups at once.
     private func deriveHMACKeys(for message: Message, count: Int, threads: Int) -> [Prefetched] {
-        guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
         var forms: [[SecretBytes]] = []
         var handler: DecryptionHandler? = self
         while let current = handler, forms.count < count {
             forms.append(message.header.kdfPasswords(current.password.secret))
             handler = current.next
         }
-        let requests = forms.flatMap { $0.map { (password: $0, salt: salts.hmac) } }
+        let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: threads).map(\.hmacKey)
+        var next = 0
+        return forms.map { handlerForms in
+            handlerForms.map { form in
+                defer { next += 1 }
+                return (form, keys[next])
+            }
+        }
+    }
+
+    /// The HMAC keys of `forms` for `message`, derived in groups of `batchSize` on up to `threads` threads.
+    private func hmacKeys(for message: Message, forms: [SecretBytes], threads: Int) -> Prefetched {
+        guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
+        let requests = forms.map { (password: $0, salt: salts.hmac) }
         let keys: [SecretBytes]
         let groups = stride(from: 0, to: requests.count, by: Self.batchSize).map { Array(requests[$0..<min($0 + Self.batchSize, requests.count)]) }
         if threads > 1, groups.count > 1 {
@@ -114,13 +142,7 @@ public final class DecryptionHandler: @unchecked Sendable {
         } else {
             keys = KeyDerivation.keys(requests, iterations: iterations)
         }
-        var next = 0
-        return forms.map { handlerForms in
-            handlerForms.map { form in
-                defer { next += 1 }
-                return (form, keys[next])
-            }
-        }
+        return Array(zip(forms, keys))
     }
 }
 
