@@ -64,6 +64,53 @@ struct LegacyV0AndForeignFormatTests {
         #expect(try RNCryptor.decrypt(iv, password: Self.iOSPassword) != Array("Monkey".utf8), "a changed IV garbles the plaintext undetected")
     }
 
+    /// The counter's keystream must carry over between updates that end mid-block, and the
+    /// counter's first byte wraps after 256 blocks (PHP's 301-block message, Fixtures/peers).
+    @Test("a long v0 message from PHP, incrementally in awkward chunk sizes", arguments: [1, 7, 15, 17, 4097])
+    func longV0Incremental(chunk: Int) throws {
+        let record = try #require(PeerRecord.all.first { $0.version == 0 && $0.plaintext.count > 4096 })
+        let bytes = Self.bytes(record.message)
+        let decryptor = Decryptor(password: SecretBytes(record.candidate))
+        var out: [UInt8] = []
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            out += try decryptor.update(Array(bytes[start..<min(start + chunk, bytes.count)]))
+        }
+        out += try decryptor.finalize()
+        #expect(out == record.plaintext)
+    }
+
+    /// Random v0-shaped inputs through the structural checks and the incremental body decryptor
+    /// with fixed keys (no key derivation): typed errors, never a crash, and both paths agree.
+    @Test("random v0-shaped input: typed errors, one-shot and incremental agree")
+    func randomV0() {
+        var random = SeededGenerator(seed: 0x7630)
+        let keys = MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 2, count: 32)))
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0...200, using: &random)
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            if length > 0 { bytes[0] = 0 }
+            if length > 1 && Bool.random(using: &random) { bytes[1] = 0 }
+            let oneShot: RNCryptorError?
+            do {
+                let message = try Message(bytes)
+                oneShot = message.isAuthentic(hmacKey: keys.hmacKey) ? nil : .hmacMismatch
+            } catch { oneShot = error }
+            var incremental: RNCryptorError? = nil
+            do {
+                let header = try MessageHeader(parsing: bytes)
+                let body = try BodyDecryptor(header: header, keys: keys)
+                var start = header.length
+                while start < bytes.count {
+                    let end = min(bytes.count, start + Int.random(in: 1...40, using: &random))
+                    _ = body.update(Array(bytes[start..<end]))
+                    start = end
+                }
+                _ = try body.finalize()
+            } catch { incremental = error }
+            #expect(oneShot != nil && oneShot == incremental, "\(length) bytes: \(String(describing: oneShot)) vs \(String(describing: incremental))")
+        }
+    }
+
     @Test("OpenSSL enc and the RNCryptor v4 draft are named, not unknown versions")
     func foreignFormats() throws {
         let salted = Array("Salted__".utf8) + [UInt8](repeating: 7, count: 8 + 32)
