@@ -44,17 +44,25 @@ extension RWSecret {
         var iterations: Int?
 
         func validate() throws {
-            if let iterations, !(1...KeyDerivation.maximumIterations).contains(iterations) {
-                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
-            }
-            if iterations != nil && !keyFile.isEmpty { throw ValidationError("--iterations cannot be combined with --key-file (key-based messages use no PBKDF2)") }
             let sources = passwordLabel.count + passwordFile.count + keyFile.count + (askPassword ? 1 : 0)
             if sources > 1 {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
             }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
             if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
+            try validateIterations()
         }
+
+        /// `--iterations`: in range, and only for passwords (key-based messages use no PBKDF2).
+        private func validateIterations() throws {
+            guard let iterations else { return }
+            if !(1...KeyDerivation.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            }
+            if given(keyFile) { throw ValidationError("--iterations cannot be combined with --key-file (key-based messages use no PBKDF2)") }
+        }
+        private func given(_ option: [String]) -> Bool { !option.isEmpty }
+        private func given(_ option: String?) -> Bool { option != nil }
 
         private enum Credential {
             case password(SecretBytes)

@@ -92,4 +92,12 @@ struct PeerMessagesCommandTests {
         #expect(back.outLines == ["one", "two"])
         #expect(try run(["encrypt", "--iterations", "2000", "--quiet"], stdin: "x\n", extra: env).stderr == "")
     }
+
+    @Test("--iterations where it cannot apply is bad usage, never silently ignored")
+    func iterationsUsage() throws {
+        let key = dir.file("key", String(repeating: "ab", count: 64) + "\n")
+        #expect(try run(["encrypt", "--iterations", "2000", "--key-file", key], stdin: "x\n").status == 64)
+        #expect(try run(["encrypt", "--iterations", "0"], stdin: "x\n", extra: ["RWSECRET_PASSWORD": "pw"]).status == 64)
+        #expect(try run(["decrypt", "--no-store", "--binary", "--iterations", "2000"], extra: ["RWSECRET_PASSWORD": "pw"]).status == 64)
+    }
 }
