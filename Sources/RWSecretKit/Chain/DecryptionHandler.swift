@@ -35,8 +35,8 @@ public final class DecryptionHandler: @unchecked Sendable {
         self.iterations = iterations
     }
 
-    /// One form of a handler's password and the HMAC key it gives for a message.
-    private typealias Prefetched = [(form: SecretBytes, hmacKey: SecretBytes)]
+    /// The forms of a handler's password (by index in `kdfPasswords`) and the HMAC key each gives for a message.
+    private typealias Prefetched = [(index: Int, form: SecretBytes, hmacKey: SecretBytes)]
 
     /// Tries this handler's password, then its successors', on `message`.
     ///
@@ -57,25 +57,32 @@ public final class DecryptionHandler: @unchecked Sendable {
             // The head opened the previous message, so it usually opens this one, in the form
             // it had then: derive that form alone first, the others only if it fails.
             let forms = message.header.kdfPasswords(password.secret)
-            let first = message.hmacKey(forKDFPassword: forms[0], iterations: iterations)
-            if message.isAuthentic(hmacKey: first) { return open(message, form: forms[0]) }
-            mine = hmacKeys(for: message, forms: Array(forms.dropFirst()), threads: 1)
+            var first = 0
+            if let opened = password.openedForm, opened.version == message.header.version, opened.index < forms.count { first = opened.index }
+            if message.isAuthentic(hmacKey: message.hmacKey(forKDFPassword: forms[first], iterations: iterations)) {
+                return open(message, form: forms[first], index: first)
+            }
+            let others = forms.indices.filter { $0 != first }
+            let keys = hmacKeys(for: message, forms: others.map { forms[$0] }, threads: 1)
+            mine = others.enumerated().map { (index: $0.element, form: forms[$0.element], hmacKey: keys[$0.offset]) }
         } else {
             prefetched = deriveHMACKeys(for: message, count: Self.batchSize * parallelism, threads: parallelism)
             mine = prefetched.removeFirst()
         }
-        for (form, hmacKey) in mine where message.isAuthentic(hmacKey: hmacKey) {
-            return open(message, form: form)
+        for (index, form, hmacKey) in mine where message.isAuthentic(hmacKey: hmacKey) {
+            return open(message, form: form, index: index)
         }
         guard let next else { return .failure(.noPasswordOpened(tried: tried + 1)) }
         return next.handle(message, tried: tried + 1, parallelism: parallelism, prefetched: &prefetched)
     }
 
-    /// Deciphers a message whose HMAC matched under `form` of this handler's password.
-    private func open(_ message: Message, form: SecretBytes) -> Result<Decrypted, DecryptionFailure> {
+    /// Deciphers a message whose HMAC matched under `form` (number `index`) of this handler's password.
+    private func open(_ message: Message, form: SecretBytes, index: Int) -> Result<Decrypted, DecryptionFailure> {
         do {
             let plaintext = try message.decipher(encryptionKey: message.encryptionKey(forKDFPassword: form, iterations: iterations))
-            return .success(Decrypted(plaintext: plaintext, password: password))
+            var opener = password
+            opener.openedForm = (message.header.version, index)
+            return .success(Decrypted(plaintext: plaintext, password: opener))
         } catch {
             return .failure(.badPadding)
         }
@@ -117,18 +124,18 @@ public final class DecryptionHandler: @unchecked Sendable {
             forms.append(message.header.kdfPasswords(current.password.secret))
             handler = current.next
         }
-        let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: threads).map(\.hmacKey)
+        let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: threads)
         var next = 0
         return forms.map { handlerForms in
-            handlerForms.map { form in
+            handlerForms.enumerated().map { index, form in
                 defer { next += 1 }
-                return (form, keys[next])
+                return (index, form, keys[next])
             }
         }
     }
 
     /// The HMAC keys of `forms` for `message`, derived in groups of `batchSize` on up to `threads` threads.
-    private func hmacKeys(for message: Message, forms: [SecretBytes], threads: Int) -> Prefetched {
+    private func hmacKeys(for message: Message, forms: [SecretBytes], threads: Int) -> [SecretBytes] {
         guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
         let requests = forms.map { (password: $0, salt: salts.hmac) }
         let keys: [SecretBytes]
@@ -142,7 +149,7 @@ public final class DecryptionHandler: @unchecked Sendable {
         } else {
             keys = KeyDerivation.keys(requests, iterations: iterations)
         }
-        return Array(zip(forms, keys))
+        return keys
     }
 }
 
