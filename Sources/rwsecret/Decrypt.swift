@@ -34,6 +34,9 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
         var keyFile: String?
 
+        @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
+        var iterations: Int = KeyDerivation.iterations
+
         @Option(help: ArgumentHelp("Also try the passwords in this file, one per line (repeatable).", valueName: "file"))
         var passwordFile: [String] = []
 
@@ -54,6 +57,11 @@ extension RWSecret {
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
             if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+            if !(1...KeyDerivation.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            }
+            // The streaming path derives its own keys; until it takes the chain's count, refuse rather than ignore.
+            if binary && iterations != KeyDerivation.iterations { throw ValidationError("--iterations cannot be combined with --binary yet") }
         }
 
         func run() throws {
@@ -68,7 +76,7 @@ extension RWSecret {
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
 
-            let client = PasswordClient(runOnly: runOnly) {
+            let client = PasswordClient(runOnly: runOnly, iterations: iterations) {
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil

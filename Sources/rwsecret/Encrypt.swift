@@ -40,6 +40,9 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
         var keyFile: [String] = []
 
+        @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
+        var iterations: Int?
+
         func validate() throws {
             let sources = passwordLabel.count + passwordFile.count + keyFile.count + (askPassword ? 1 : 0)
             if sources > 1 {
@@ -47,7 +50,19 @@ extension RWSecret {
             }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
             if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
+            try validateIterations()
         }
+
+        /// `--iterations`: in range, and only for passwords (key-based messages use no PBKDF2).
+        private func validateIterations() throws {
+            guard let iterations else { return }
+            if !(1...KeyDerivation.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            }
+            if given(keyFile) { throw ValidationError("--iterations cannot be combined with --key-file (key-based messages use no PBKDF2)") }
+        }
+        private func given(_ option: [String]) -> Bool { !option.isEmpty }
+        private func given(_ option: String?) -> Bool { option != nil }
 
         private enum Credential {
             case password(SecretBytes)
@@ -57,6 +72,9 @@ extension RWSecret {
         func run() throws {
             let global = try self.global.merged(with: root.global)
             let credential = try loadCredential(global)
+            if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
+                Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
+            }
             if binary {
                 throw CommandFailure.silent(try encryptBinary(file: files.first ?? "-", credential: credential))
             }
@@ -99,7 +117,7 @@ extension RWSecret {
 
         private func makeEncryptor(_ credential: Credential) -> Encryptor {
             switch credential {
-            case .password(let password): Encryptor(password: password)
+            case .password(let password): Encryptor(password: password, iterations: iterations ?? KeyDerivation.iterations)
             case .keys(let keys): Encryptor(keys: keys)
             }
         }

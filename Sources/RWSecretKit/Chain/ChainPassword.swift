@@ -5,6 +5,10 @@ public struct ChainPassword: Sendable {
     public let name: String
     /// The password.
     public let secret: SecretBytes
+    /// Which of its forms (`MessageHeader.kdfPasswords(_:)`) opened a message, and that
+    /// message's version: set on the password a `Decrypted` names, so that the chain can
+    /// try that form first next time. Nil when not known; never part of equality.
+    public internal(set) var openedForm: (version: UInt8, index: Int)?
 
     public init(name: String, secret: SecretBytes) {
         self.name = name

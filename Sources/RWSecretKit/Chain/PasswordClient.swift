@@ -15,19 +15,25 @@ public final class PasswordClient: PasswordStoreObserver {
     private var store: (any PasswordStore)?
     private var storeOpened = false
     private let runOnly: [ChainPassword]
+    private let iterations: Int
     private var head: DecryptionHandler?
     /// The store's passwords as last read; nil until read and after the store changes.
     private var stored: [ChainPassword]?
     private var chainIsCurrent = false
     private var preferredName: String?
+    /// The form of the preferred password that opened the last message (a hint for the head).
+    private var preferredForm: (version: UInt8, index: Int)?
 
     /// Facts about the chain as last built, for `--verbose` (counts only, never secrets).
     public private(set) var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) = (0, 0, 0)
 
     /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords.
     /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
-    public init(runOnly: [ChainPassword], openStore: @escaping StoreOpener) {
+    /// Every handler derives keys with `iterations` PBKDF2 rounds (messages made with another count).
+    public init(runOnly: [ChainPassword], iterations: Int = KeyDerivation.iterations, openStore: @escaping StoreOpener) {
+        precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         self.runOnly = runOnly
+        self.iterations = iterations
         self.openStore = openStore
     }
 
@@ -57,8 +63,10 @@ public final class PasswordClient: PasswordStoreObserver {
 
     /// Records that a message finished, opened by `password`: it goes first from now on.
     public func messageFinished(openedBy password: ChainPassword) {
-        guard preferredName != password.name else { return }
+        guard preferredName != password.name || preferredForm?.version != password.openedForm?.version
+                || preferredForm?.index != password.openedForm?.index else { return }
         preferredName = password.name
+        preferredForm = password.openedForm
         chainIsCurrent = false
     }
 
@@ -82,9 +90,11 @@ public final class PasswordClient: PasswordStoreObserver {
             }
         }
         if let preferredName, let index = passwords.firstIndex(where: { $0.name == preferredName }) {
-            passwords.insert(passwords.remove(at: index), at: 0)
+            var first = passwords.remove(at: index)
+            first.openedForm = preferredForm
+            passwords.insert(first, at: 0)
         }
-        head = passwords.reversed().reduce(nil) { next, password in DecryptionHandler(password: password, next: next) }
+        head = passwords.reversed().reduce(nil) { next, password in DecryptionHandler(password: password, next: next, iterations: iterations) }
         lastBuild = (stored.count, passwords.count - stored.count, dropped)
         chainIsCurrent = true
     }

@@ -5,7 +5,7 @@ internal import Darwin
 #endif
 internal import Synchronization
 
-/// RNCryptor's key derivation: PBKDF2-HMAC-SHA1, 10,000 iterations, 32-byte keys.
+/// RNCryptor's key derivation: PBKDF2-HMAC-SHA1, 10,000 iterations (by default), 32-byte keys.
 ///
 /// Three interchangeable implementations compute the same function:
 /// - `openssl`: OpenSSL's `PKCS5_PBKDF2_HMAC` (the reference; slow in OpenSSL 3).
@@ -19,7 +19,8 @@ internal import Synchronization
 /// and the kernel passes a known-answer check, otherwise `portable`. The environment
 /// variable `RWSECRET_KDF` (`portable`, `sha` or `openssl`), read once, overrides it.
 public enum KeyDerivation {
-    /// The iteration count every RNCryptor version uses.
+    /// The iteration count every RNCryptor version specifies (RNCryptor-C, PHP and
+    /// Java let a caller choose another one; the message does not record it).
     public static let iterations = 10_000
 
     /// An implementation of PBKDF2-HMAC-SHA1.
@@ -53,30 +54,33 @@ public enum KeyDerivation {
     public static var derivationCount: Int { derived.load(ordering: .relaxed) }
     private static let derived = Atomic<Int>(0)
 
-    /// Derives one 32-byte key from `password` and `salt`.
-    public static func key(password: SecretBytes, salt: some ContiguousBytes) -> SecretBytes {
+    /// Derives one 32-byte key from `password` and `salt` with `iterations` rounds (≥ 1).
+    public static func key(password: SecretBytes, salt: some ContiguousBytes, iterations: Int = iterations) -> SecretBytes {
         derived.add(1, ordering: .relaxed)
-        return key(password: password, salt: salt, using: active)
+        return key(password: password, salt: salt, iterations: iterations, using: active)
     }
 
-    /// Derives one key for each (password, salt) pair, in order.
+    /// Derives one key for each (password, salt) pair, in order, with `iterations` rounds (≥ 1).
     ///
     /// Independent derivations may be computed together; the result is the same as
-    /// calling `key(password:salt:)` for each pair.
-    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])]) -> [SecretBytes] {
+    /// calling `key(password:salt:iterations:)` for each pair.
+    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations) -> [SecretBytes] {
         derived.add(requests.count, ordering: .relaxed)
-        return keys(requests, using: active)
+        return keys(requests, iterations: iterations, using: active)
     }
 
     /// Derives one 32-byte key with a chosen implementation.
-    public static func key(password: SecretBytes, salt: some ContiguousBytes, using implementation: Implementation) -> SecretBytes {
+    public static func key(password: SecretBytes, salt: some ContiguousBytes, iterations: Int = iterations, using implementation: Implementation) -> SecretBytes {
         pbkdf2SHA1(password: password, salt: salt, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
     }
 
     /// Derives one 32-byte key per (password, salt) pair with a chosen implementation.
-    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], using implementation: Implementation) -> [SecretBytes] {
+    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations, using implementation: Implementation) -> [SecretBytes] {
         pbkdf2SHA1(requests, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
     }
+
+    /// The largest iteration count accepted (OpenSSL takes a C int).
+    public static let maximumIterations = Int(Int32.max)
 
     /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
     /// and measurements; RNCryptor itself uses `key(password:salt:)`.

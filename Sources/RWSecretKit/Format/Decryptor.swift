@@ -8,17 +8,30 @@
 ///
 /// Memory stays bounded whatever the message size: at most the header and the
 /// last 32 bytes are held back (the HMAC can only be recognised at the end).
+///
+/// A password is used in the reference implementation's form only (a
+/// non-ASCII password written by another implementation may need one of the
+/// other forms of `MessageHeader.kdfPasswords(_:)`, which only a whole message,
+/// `Message` or the chain, can try).
 public final class Decryptor {
     private enum Credential { case password(SecretBytes), keys(MessageKeys) }
     private enum State { case header([UInt8]), body(BodyDecryptor), finished }
 
     private let credential: Credential
+    private let iterations: Int
     private var state: State = .header([])
 
-    /// A decryptor for password-based messages (any version).
-    public init(password: SecretBytes) { credential = .password(password) }
+    /// A decryptor for password-based messages (any version), with `iterations` PBKDF2 rounds.
+    public init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
+        precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
+        credential = .password(password)
+        self.iterations = iterations
+    }
     /// A decryptor for key-based messages.
-    public init(keys: MessageKeys) { credential = .keys(keys) }
+    public init(keys: MessageKeys) {
+        credential = .keys(keys)
+        iterations = KeyDerivation.iterations
+    }
 
     /// Feeds the next bytes of the message; returns plaintext that is
     /// **unverified until `finalize()` succeeds**.
@@ -39,7 +52,7 @@ public final class Decryptor {
         case .header(var pending):
             pending.append(contentsOf: data)
             let length: Int
-            do { length = try MessageHeader.headerLength(of: pending) } catch .tooShort { state = .header(pending); return [] }
+            do { length = try MessageHeader.headerLength(of: pending, moreMayFollow: true) } catch .tooShort { state = .header(pending); return [] }
             guard pending.count >= length else { state = .header(pending); return [] }
             let header = try MessageHeader(parsing: pending)
             let body = try BodyDecryptor(header: header, keys: try keys(for: header))
@@ -69,7 +82,7 @@ public final class Decryptor {
         case (.password, nil): throw .keyBasedMessage
         case (.password(let password), let salts?):
             let kdfPassword = header.kdfPassword(password)
-            let derived = KeyDerivation.keys([(kdfPassword, salts.encryption), (kdfPassword, salts.hmac)])
+            let derived = KeyDerivation.keys([(kdfPassword, salts.encryption), (kdfPassword, salts.hmac)], iterations: iterations)
             return MessageKeys(encryptionKey: derived[0], hmacKey: derived[1])
         }
     }
@@ -81,18 +94,26 @@ public final class Decryptor {
 /// is authenticated and deciphered as it arrives. The output is unverified
 /// until `finalize()` succeeds.
 public final class BodyDecryptor {
+    /// v1–v3: HMAC-SHA256 and AES-CBC; v0: HMAC-SHA1 and the little-endian counter mode.
+    private enum Engine {
+        case cbc(Authenticator, Cipher)
+        case counter(SHA1Authenticator, LittleEndianCounterCipher)
+    }
     private let header: MessageHeader
-    private let authenticator: Authenticator
-    private let cipher: Cipher
+    private let engine: Engine
     private var tail: [UInt8] = []
     private var bodyCount = 0
 
     /// Starts decrypting the body of a message with `header` under `keys`.
     public init(header: MessageHeader, keys: MessageKeys) throws(RNCryptorError) {
         self.header = header
-        authenticator = Authenticator(key: keys.hmacKey)
-        if header.hmacCoversHeader { authenticator.update(header.bytes) }
-        cipher = Cipher(.decrypt, key: keys.encryptionKey, iv: header.iv)
+        if header.isCounterMode {
+            engine = .counter(SHA1Authenticator(key: keys.hmacKey), LittleEndianCounterCipher(key: keys.encryptionKey, iv: header.iv))
+        } else {
+            let authenticator = Authenticator(key: keys.hmacKey)
+            if header.hmacCoversHeader { authenticator.update(header.bytes) }
+            engine = .cbc(authenticator, Cipher(.decrypt, key: keys.encryptionKey, iv: header.iv))
+        }
         tail.reserveCapacity(2 * Crypto.tagSize)
     }
 
@@ -126,17 +147,29 @@ public final class BodyDecryptor {
 
     private func process(_ ciphertext: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         guard ciphertext.count > 0 else { return }
-        authenticator.update(ciphertext)
-        cipher.update(ciphertext, into: &out)
+        switch engine {
+        case .cbc(let authenticator, let cipher):
+            authenticator.update(ciphertext)
+            cipher.update(ciphertext, into: &out)
+        case .counter(let authenticator, let cipher):
+            authenticator.update(ciphertext)
+            cipher.update(ciphertext, into: &out)
+        }
     }
 
     /// Checks the length, the HMAC (constant time) and then the padding.
     public func finalize() throws(RNCryptorError) -> [UInt8] {
         try header.validate(messageLength: header.length + bodyCount)
-        let expected = authenticator.finalize()
-        guard Crypto.constantTimeEqual(expected, tail) else { throw .hmacMismatch }
-        var out: [UInt8] = []
-        guard cipher.finalize(into: &out) else { throw .badPadding }
-        return out
+        switch engine {
+        case .cbc(let authenticator, let cipher):
+            guard Crypto.constantTimeEqual(authenticator.finalize(), tail) else { throw .hmacMismatch }
+            var out: [UInt8] = []
+            guard cipher.finalize(into: &out) else { throw .badPadding }
+            return out
+        case .counter(let authenticator, _):
+            let expected = authenticator.finalize() + [UInt8](repeating: 0, count: Crypto.tagSize - SHA1Authenticator.tagSize)
+            guard Crypto.constantTimeEqual(expected, tail) else { throw .hmacMismatch }
+            return []
+        }
     }
 }

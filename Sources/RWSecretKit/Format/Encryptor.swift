@@ -9,18 +9,23 @@ public final class Encryptor {
     private var headerWritten = false
 
     /// A password-based (options 1) encryptor with fresh random salts and IV.
-    public convenience init(password: SecretBytes) {
+    ///
+    /// `iterations` other than 10,000 makes a message that only a reader told the
+    /// same count can open (the format does not record it; few implementations allow it).
+    public convenience init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
         self.init(password: password,
                   encryptionSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
                   hmacSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
-                  iv: Crypto.randomBytes(count: Crypto.blockSize))
+                  iv: Crypto.randomBytes(count: Crypto.blockSize),
+                  iterations: iterations)
     }
 
     /// A password-based encryptor with the given salts and IV.
     ///
     /// - Warning: For reproducing test vectors only. Reusing salts or IV leaks information.
-    public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8]) {
-        let derived = KeyDerivation.keys([(password, encryptionSalt), (password, hmacSalt)])
+    public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8], iterations: Int = KeyDerivation.iterations) {
+        precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
+        let derived = KeyDerivation.keys([(password, encryptionSalt), (password, hmacSalt)], iterations: iterations)
         self.header = MessageHeader(salts: (encryptionSalt, hmacSalt), iv: iv)
         authenticator = Authenticator(key: derived[1])
         cipher = Cipher(.encrypt, key: derived[0], iv: iv)

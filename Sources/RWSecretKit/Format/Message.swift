@@ -2,9 +2,14 @@
 ///
 /// Structural problems (too short, bad length, unknown version or options)
 /// are found by `init`, before any password is tried: no password can fix them.
-/// Then each candidate costs one key derivation: `hmacKey(for:)` and
-/// `isAuthentic(hmacKey:)` decide, and only the password that matches pays for
-/// the encryption key.
+/// Then each candidate costs one key derivation per form of the password
+/// (`MessageHeader.kdfPasswords(_:)`: one for ASCII): `hmacKey(for:)` and
+/// `isAuthentic(hmacKey:)` decide, and only the form that matches pays for the
+/// encryption key.
+///
+/// Version 0 authenticates the ciphertext only (HMAC-SHA1, padded to 32 bytes
+/// with zeros, which are checked too): its header — salts and counter IV — is
+/// not covered, and a changed IV changes the plaintext without detection.
 public struct Message: Sendable {
     /// The raw message.
     public let bytes: [UInt8]
@@ -21,20 +26,38 @@ public struct Message: Sendable {
     private var ciphertextRange: Range<Int> { header.length..<(bytes.count - Crypto.tagSize) }
     private var tag: ArraySlice<UInt8> { bytes[(bytes.count - Crypto.tagSize)...] }
 
-    /// The HMAC key a candidate password gives for this message (password-based only).
-    public func hmacKey(for password: SecretBytes) -> SecretBytes {
+    /// The HMAC key a PBKDF2 input gives for this message (password-based only).
+    ///
+    /// `kdfPassword` is one of `header.kdfPasswords(password)`, not the password as typed.
+    public func hmacKey(forKDFPassword kdfPassword: SecretBytes, iterations: Int = KeyDerivation.iterations) -> SecretBytes {
         guard let salts = header.salts else { preconditionFailure("hmacKey(for:) on a key-based message") }
-        return KeyDerivation.key(password: header.kdfPassword(password), salt: salts.hmac)
+        return KeyDerivation.key(password: kdfPassword, salt: salts.hmac, iterations: iterations)
     }
 
-    /// The encryption key a password gives for this message (password-based only).
-    public func encryptionKey(for password: SecretBytes) -> SecretBytes {
+    /// The encryption key a PBKDF2 input gives for this message (password-based only).
+    public func encryptionKey(forKDFPassword kdfPassword: SecretBytes, iterations: Int = KeyDerivation.iterations) -> SecretBytes {
         guard let salts = header.salts else { preconditionFailure("encryptionKey(for:) on a key-based message") }
-        return KeyDerivation.key(password: header.kdfPassword(password), salt: salts.encryption)
+        return KeyDerivation.key(password: kdfPassword, salt: salts.encryption, iterations: iterations)
     }
 
-    /// The HMAC-SHA256 this message should carry under `hmacKey`.
+    /// The HMAC key a password gives for this message in the reference implementation's form.
+    public func hmacKey(for password: SecretBytes) -> SecretBytes {
+        hmacKey(forKDFPassword: header.kdfPassword(password))
+    }
+
+    /// The encryption key a password gives for this message in the reference implementation's form.
+    public func encryptionKey(for password: SecretBytes) -> SecretBytes {
+        encryptionKey(forKDFPassword: header.kdfPassword(password))
+    }
+
+    /// The 32-byte HMAC this message should carry under `hmacKey`: HMAC-SHA256
+    /// (v0: HMAC-SHA1 and 12 zero bytes).
     public func expectedTag(hmacKey: SecretBytes) -> [UInt8] {
+        if header.isCounterMode {
+            let authenticator = SHA1Authenticator(key: hmacKey)
+            bytes[ciphertextRange].withUnsafeBytes { authenticator.update($0) }
+            return authenticator.finalize() + [UInt8](repeating: 0, count: Crypto.tagSize - SHA1Authenticator.tagSize)
+        }
         let start = header.hmacCoversHeader ? 0 : header.length
         return Authenticator.tag(key: hmacKey, data: bytes[start..<ciphertextRange.upperBound])
     }
@@ -46,6 +69,12 @@ public struct Message: Sendable {
 
     /// Deciphers a message whose HMAC has already been verified.
     public func decipher(encryptionKey: SecretBytes) throws(RNCryptorError) -> [UInt8] {
+        if header.isCounterMode {
+            var out: [UInt8] = []
+            let cipher = LittleEndianCounterCipher(key: encryptionKey, iv: header.iv)
+            bytes[ciphertextRange].withUnsafeBytes { cipher.update($0, into: &out) }
+            return out
+        }
         let cipher = Cipher(.decrypt, key: encryptionKey, iv: header.iv)
         var out: [UInt8] = []
         out.reserveCapacity(ciphertextRange.count)
@@ -58,10 +87,15 @@ public struct Message: Sendable {
     }
 
     /// Decrypts with a password: HMAC key first, encryption key only when it matches.
-    public func decrypt(password: SecretBytes) throws(RNCryptorError) -> [UInt8] {
+    ///
+    /// Tries every form of the password that an RNCryptor implementation is known
+    /// to have written for this version (`MessageHeader.kdfPasswords(_:)`), in order.
+    public func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations) throws(RNCryptorError) -> [UInt8] {
         guard header.isPasswordBased else { throw .keyBasedMessage }
-        guard isAuthentic(hmacKey: hmacKey(for: password)) else { throw .hmacMismatch }
-        return try decipher(encryptionKey: encryptionKey(for: password))
+        for form in header.kdfPasswords(password) where isAuthentic(hmacKey: hmacKey(forKDFPassword: form, iterations: iterations)) {
+            return try decipher(encryptionKey: encryptionKey(forKDFPassword: form, iterations: iterations))
+        }
+        throw .hmacMismatch
     }
 
     /// Decrypts a key-based message.

@@ -1,26 +1,34 @@
-/// The parsed header of an RNCryptor message (versions 1, 2 and 3).
+/// The parsed header of an RNCryptor message (versions 0 to 3).
 ///
 /// Layout: version (1 byte), options (1 byte), then for password-based
 /// messages an 8-byte encryption salt and an 8-byte HMAC salt, then the 16-byte IV.
-/// The ciphertext follows, then a 32-byte HMAC-SHA256.
+/// The ciphertext follows, then a 32-byte HMAC.
+///
+/// Versions 1–3: AES-256-CBC with PKCS#7 padding, HMAC-SHA256; options 1 is
+/// password-based, options 0 key-based. Version 0 (the first iOS format) is
+/// always password-based with options byte 0: AES-256 in CommonCrypto's
+/// little-endian counter mode (no padding, so any ciphertext length), and an
+/// HMAC-SHA1 of the ciphertext alone, padded with 12 zero bytes to 32.
 public struct MessageHeader: Sendable, Equatable {
-    /// The format version, 1 to 3.
+    /// The format version, 0 to 3.
     public let version: UInt8
     /// The salts of a password-based message; `nil` for a key-based one.
     public let salts: (encryption: [UInt8], hmac: [UInt8])?
-    /// The CBC initialisation vector.
+    /// The initialisation vector (v0: the first counter block).
     public let iv: [UInt8]
 
     /// Whether the message was encrypted under a password (options byte 1).
     public var isPasswordBased: Bool { salts != nil }
-    /// The options byte.
-    public var options: UInt8 { isPasswordBased ? 1 : 0 }
+    /// The options byte (v0 writes 0 although it is password-based).
+    public var options: UInt8 { version != 0 && isPasswordBased ? 1 : 0 }
     /// Header length in bytes: 34 for password-based messages, 18 for key-based ones.
     public var length: Int { Self.length(passwordBased: isPasswordBased) }
-    /// Version 1 authenticates the ciphertext only; 2 and 3 the header too.
+    /// Versions 0 and 1 authenticate the ciphertext only; 2 and 3 the header too.
     public var hmacCoversHeader: Bool { version >= 2 }
-    /// The smallest valid message: header, one block, HMAC.
-    public var minimumMessageLength: Int { length + Crypto.blockSize + Crypto.tagSize }
+    /// Version 0: counter mode and HMAC-SHA1 (padded to 32 bytes); otherwise CBC and HMAC-SHA256.
+    public var isCounterMode: Bool { version == 0 }
+    /// The smallest valid message: header, one block (none for v0's counter mode), HMAC.
+    public var minimumMessageLength: Int { length + (isCounterMode ? 0 : Crypto.blockSize) + Crypto.tagSize }
 
     /// The header's bytes as they appear in the message.
     public var bytes: [UInt8] {
@@ -34,9 +42,10 @@ public struct MessageHeader: Sendable, Equatable {
     public static let maximumLength = 34
     static func length(passwordBased: Bool) -> Int { 2 + (passwordBased ? 2 * saltSize : 0) + Crypto.blockSize }
 
-    /// A v3 header (the only version written).
+    /// A header; v3 unless told (the only version `rwsecret` writes; v0 needs salts).
     public init(version: UInt8 = 3, salts: (encryption: [UInt8], hmac: [UInt8])?, iv: [UInt8]) {
         precondition(iv.count == Crypto.blockSize)
+        precondition(version <= 3 && (version != 0 || salts != nil), "v0 messages are password-based")
         if let salts { precondition(salts.encryption.count == Self.saltSize && salts.hmac.count == Self.saltSize) }
         self.version = version
         self.salts = salts
@@ -45,15 +54,25 @@ public struct MessageHeader: Sendable, Equatable {
 
     /// Checks the version and options bytes of a message and returns its header length.
     ///
-    /// Needs at most 2 bytes; fewer is `tooShort`.
-    public static func headerLength(of prefix: some Collection<UInt8>) throws(RNCryptorError) -> Int {
+    /// Needs at most 2 bytes; fewer is `tooShort`. A prefix that starts the way
+    /// another format does (OpenSSL `enc`'s `Salted__`, the RNCryptor v4 draft's
+    /// `RNC` and version 4) is reported as that format once enough of it is there
+    /// to tell; otherwise an unknown first byte is `unknownVersion`. With
+    /// `moreMayFollow`, a prefix that may still become such a magic is `tooShort`.
+    public static func headerLength(of prefix: some Collection<UInt8>, moreMayFollow: Bool = false) throws(RNCryptorError) -> Int {
         var iterator = prefix.makeIterator()
         guard let version = iterator.next() else { throw .tooShort }
-        guard (1...3).contains(version) else { throw .unknownVersion(version) }
+        guard (0...3).contains(version) else {
+            if let other = ForeignFormat(prefix: prefix) { throw other.error }
+            if moreMayFollow, ForeignFormat.allCases.contains(where: { $0.magic.starts(with: prefix) }) { throw .tooShort }
+            throw .unknownVersion(version)
+        }
         guard let options = iterator.next() else { throw .tooShort }
-        switch options {
-        case 0: return length(passwordBased: false)
-        case 1: return length(passwordBased: true)
+        switch (version, options) {
+        case (0, 0): return length(passwordBased: true)
+        case (0, _): throw .unknownOptions(options)
+        case (_, 0): return length(passwordBased: false)
+        case (_, 1): return length(passwordBased: true)
         default: throw .unknownOptions(options)
         }
     }
@@ -67,7 +86,7 @@ public struct MessageHeader: Sendable, Equatable {
         let bytes = Array(prefix.prefix(length))
         guard bytes.count == length else { throw .tooShort }
         version = bytes[0]
-        if bytes[1] == 1 {
+        if bytes[1] == 1 || version == 0 {
             salts = (Array(bytes[2..<10]), Array(bytes[10..<18]))
             iv = Array(bytes[18..<34])
         } else {
@@ -77,23 +96,36 @@ public struct MessageHeader: Sendable, Equatable {
     }
 
     /// Checks that a whole message of `messageLength` bytes has room for
-    /// the header, at least one block and the HMAC, with whole blocks.
+    /// the header, at least one block and the HMAC, with whole blocks
+    /// (v0: the header and the HMAC; its counter mode needs no whole blocks).
     public func validate(messageLength: Int) throws(RNCryptorError) {
         guard messageLength >= minimumMessageLength else { throw .tooShort }
-        guard (messageLength - length - Crypto.tagSize) % Crypto.blockSize == 0 else { throw .badLength }
+        guard isCounterMode || (messageLength - length - Crypto.tagSize) % Crypto.blockSize == 0 else { throw .badLength }
     }
 
     public static func == (a: MessageHeader, b: MessageHeader) -> Bool {
         a.bytes == b.bytes
     }
 
-    /// The password bytes this version feeds to PBKDF2.
+    /// The password bytes the reference implementation fed to PBKDF2 for this version.
     ///
     /// Version 2 had a bug: it used the password's length in characters
     /// (UTF-16 units, as Objective-C counts) as a byte count, so multi-byte
     /// passwords lost their last bytes. Versions 1 and 3 use every UTF-8 byte.
+    /// Other implementations wrote other forms: `kdfPasswords(_:)` lists them all.
     public func kdfPassword(_ password: SecretBytes) -> SecretBytes {
-        guard version == 2 else { return password }
+        Self.originalKDFPassword(password, version: version)
+    }
+
+    /// Every byte string an RNCryptor implementation is known to have fed to PBKDF2
+    /// for `password` at this version, the reference form first (see `PasswordDialects`).
+    /// One element for an ASCII password.
+    public func kdfPasswords(_ password: SecretBytes) -> [SecretBytes] {
+        PasswordDialects.kdfPasswords(password, version: version)
+    }
+
+    static func originalKDFPassword(_ password: SecretBytes, version: UInt8) -> SecretBytes {
+        guard version == 2 || version == 0 else { return password }
         let utf16Count = password.withUnsafeBytes { raw -> Int in
             var count = 0
             var decoder = UTF8()

@@ -16,6 +16,11 @@ public enum RNCryptorError: Error, Equatable, Sendable {
     case hmacMismatch
     /// The HMAC matched but the PKCS#7 padding is invalid.
     case badPadding
+    /// Not RNCryptor: the input starts with `Salted__`, as OpenSSL `enc` writes.
+    case openSSLEnc
+    /// Not an RNCryptor format this library reads: the input starts with `RNC` and
+    /// version 4, the unfinished RNCryptor v4 draft.
+    case rncryptorV4Draft
 }
 
 extension RNCryptorError: CustomStringConvertible {
@@ -29,6 +34,8 @@ extension RNCryptorError: CustomStringConvertible {
         case .passwordBasedMessage: "password-based message needs a password"
         case .hmacMismatch: "HMAC mismatch (wrong password or key, or corrupted message)"
         case .badPadding: "bad padding"
+        case .openSSLEnc: "OpenSSL enc format (Salted__), not RNCryptor"
+        case .rncryptorV4Draft: "RNCryptor v4 draft format, not supported"
         }
     }
 }

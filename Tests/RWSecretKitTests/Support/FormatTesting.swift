@@ -18,6 +18,8 @@ extension Result where Success == [UInt8], Failure == RNCryptorError {
             case .passwordBasedMessage: "passwordBasedMessage"
             case .hmacMismatch: "hmacMismatch"
             case .badPadding: "badPadding"
+            case .openSSLEnc: "openSSLEnc"
+            case .rncryptorV4Draft: "rncryptorV4Draft"
             }
         }
     }
@@ -110,6 +112,8 @@ enum Expected {
         switch byte {
         case 0:
             // Another known version still parses; its HMAC (or v1's HMAC region) then cannot match.
+            // Version 0 (password-based, options 0 only) rejects any other options byte.
+            if flipped[0] == 0 { return flipped[1] == 0 ? .hmacMismatch : .unknownOptions(flipped[1]) }
             return (1...3).contains(flipped[0]) ? .hmacMismatch : .unknownVersion(flipped[0])
         case 1:
             return flipped[1] <= 1 ? afterOptions(flipped[1], count: flipped.count, credential: credential) : .unknownOptions(flipped[1])
