@@ -61,7 +61,6 @@ extension RWSecret {
                 throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
             }
             // The streaming path derives its own keys; until it takes the chain's count, refuse rather than ignore.
-            if binary && iterations != KeyDerivation.iterations { throw ValidationError("--iterations cannot be combined with --binary yet") }
         }
 
         func run() throws {

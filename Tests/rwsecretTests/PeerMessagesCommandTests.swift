@@ -111,6 +111,5 @@ struct PeerMessagesCommandTests {
         let key = dir.file("key", String(repeating: "ab", count: 64) + "\n")
         #expect(try run(["encrypt", "--iterations", "2000", "--key-file", key], stdin: "x\n").status == 64)
         #expect(try run(["encrypt", "--iterations", "0"], stdin: "x\n", extra: ["RWSECRET_PASSWORD": "pw"]).status == 64)
-        #expect(try run(["decrypt", "--no-store", "--binary", "--iterations", "2000"], extra: ["RWSECRET_PASSWORD": "pw"]).status == 64)
     }
 }

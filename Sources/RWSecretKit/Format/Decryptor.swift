@@ -94,26 +94,17 @@ public final class Decryptor {
 /// is authenticated and deciphered as it arrives. The output is unverified
 /// until `finalize()` succeeds.
 public final class BodyDecryptor {
-    /// v1–v3: HMAC-SHA256 and AES-CBC; v0: HMAC-SHA1 and the little-endian counter mode.
-    private enum Engine {
-        case cbc(Authenticator, Cipher)
-        case counter(SHA1Authenticator, LittleEndianCounterCipher)
-    }
     private let header: MessageHeader
-    private let engine: Engine
+    private let authenticator: BodyAuthenticator
+    private let decipher: BodyDecipher
     private var tail: [UInt8] = []
     private var bodyCount = 0
 
     /// Starts decrypting the body of a message with `header` under `keys`.
     public init(header: MessageHeader, keys: MessageKeys) throws(RNCryptorError) {
         self.header = header
-        if header.isCounterMode {
-            engine = .counter(SHA1Authenticator(key: keys.hmacKey), LittleEndianCounterCipher(key: keys.encryptionKey, iv: header.iv))
-        } else {
-            let authenticator = Authenticator(key: keys.hmacKey)
-            if header.hmacCoversHeader { authenticator.update(header.bytes) }
-            engine = .cbc(authenticator, Cipher(.decrypt, key: keys.encryptionKey, iv: header.iv))
-        }
+        authenticator = BodyAuthenticator(header: header, hmacKey: keys.hmacKey)
+        decipher = BodyDecipher(header: header, encryptionKey: keys.encryptionKey)
         tail.reserveCapacity(2 * Crypto.tagSize)
     }
 
@@ -147,29 +138,16 @@ public final class BodyDecryptor {
 
     private func process(_ ciphertext: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         guard ciphertext.count > 0 else { return }
-        switch engine {
-        case .cbc(let authenticator, let cipher):
-            authenticator.update(ciphertext)
-            cipher.update(ciphertext, into: &out)
-        case .counter(let authenticator, let cipher):
-            authenticator.update(ciphertext)
-            cipher.update(ciphertext, into: &out)
-        }
+        authenticator.update(ciphertext)
+        decipher.update(ciphertext, into: &out)
     }
 
     /// Checks the length, the HMAC (constant time) and then the padding.
     public func finalize() throws(RNCryptorError) -> [UInt8] {
         try header.validate(messageLength: header.length + bodyCount)
-        switch engine {
-        case .cbc(let authenticator, let cipher):
-            guard Crypto.constantTimeEqual(authenticator.finalize(), tail) else { throw .hmacMismatch }
-            var out: [UInt8] = []
-            guard cipher.finalize(into: &out) else { throw .badPadding }
-            return out
-        case .counter(let authenticator, _):
-            let expected = authenticator.finalize() + [UInt8](repeating: 0, count: Crypto.tagSize - SHA1Authenticator.tagSize)
-            guard Crypto.constantTimeEqual(expected, tail) else { throw .hmacMismatch }
-            return []
-        }
+        guard authenticator.matches(tag: tail) else { throw .hmacMismatch }
+        var out: [UInt8] = []
+        guard decipher.finalize(into: &out) else { throw .badPadding }
+        return out
     }
 }

@@ -50,36 +50,21 @@ public struct Message: Sendable {
         encryptionKey(forKDFPassword: header.kdfPassword(password))
     }
 
-    /// The 32-byte HMAC this message should carry under `hmacKey`: HMAC-SHA256
-    /// (v0: HMAC-SHA1 and 12 zero bytes).
-    public func expectedTag(hmacKey: SecretBytes) -> [UInt8] {
-        if header.isCounterMode {
-            let authenticator = SHA1Authenticator(key: hmacKey)
-            bytes[ciphertextRange].withUnsafeBytes { authenticator.update($0) }
-            return authenticator.finalize() + [UInt8](repeating: 0, count: Crypto.tagSize - SHA1Authenticator.tagSize)
-        }
-        let start = header.hmacCoversHeader ? 0 : header.length
-        return Authenticator.tag(key: hmacKey, data: bytes[start..<ciphertextRange.upperBound])
-    }
-
     /// Whether the message's HMAC matches under `hmacKey` (compared in constant time).
-    public func isAuthentic(hmacKey: SecretBytes) -> Bool {
-        Crypto.constantTimeEqual(expectedTag(hmacKey: hmacKey), tag)
+    package func isAuthentic(hmacKey: SecretBytes) -> Bool {
+        let authenticator = BodyAuthenticator(header: header, hmacKey: hmacKey)
+        bytes[ciphertextRange].withUnsafeBytes { authenticator.update($0) }
+        return authenticator.matches(tag: Array(tag))
     }
 
-    /// Deciphers a message whose HMAC has already been verified.
-    public func decipher(encryptionKey: SecretBytes) throws(RNCryptorError) -> [UInt8] {
-        if header.isCounterMode {
-            var out: [UInt8] = []
-            let cipher = LittleEndianCounterCipher(key: encryptionKey, iv: header.iv)
-            bytes[ciphertextRange].withUnsafeBytes { cipher.update($0, into: &out) }
-            return out
-        }
-        let cipher = Cipher(.decrypt, key: encryptionKey, iv: header.iv)
+    /// Deciphers a message whose HMAC has **already been verified** (`isAuthentic`).
+    /// Not public: nothing outside the package may get plaintext that was not authenticated.
+    package func decipher(encryptionKey: SecretBytes) throws(RNCryptorError) -> [UInt8] {
+        let decipher = BodyDecipher(header: header, encryptionKey: encryptionKey)
         var out: [UInt8] = []
-        out.reserveCapacity(ciphertextRange.count)
-        bytes[ciphertextRange].withUnsafeBytes { cipher.update($0, into: &out) }
-        guard cipher.finalize(into: &out) else {
+        out.reserveCapacity(ciphertextRange.count + Crypto.blockSize)
+        bytes[ciphertextRange].withUnsafeBytes { decipher.update($0, into: &out) }
+        guard decipher.finalize(into: &out) else {
             Crypto.cleanse(&out)
             throw .badPadding
         }

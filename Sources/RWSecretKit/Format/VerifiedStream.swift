@@ -110,7 +110,7 @@ public struct VerifiedStream {
             do { try header.validate(messageLength: total) } catch { throw .format(error) }
         }
 
-        let candidates = try Self.candidates(for: header, head: head, keys: keys)
+        let (candidates, passwords) = try Self.candidates(for: header, head: head, keys: keys)
         let single = candidates.count == 1
         let folder: String
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
@@ -120,9 +120,8 @@ public struct VerifiedStream {
         } catch { throw .create(error) }
 
         // The one pass: every HMAC, and the decipher (one candidate) or the spool.
-        let authenticators = candidates.map { Authenticator(key: $0.hmacKey) }
-        if header.hmacCoversHeader { header.bytes.withUnsafeBytes { bytes in authenticators.forEach { $0.update(bytes) } } }
-        let decipher = single ? Cipher(.decrypt, key: candidates[0].encryptionKey(), iv: header.iv) : nil
+        let authenticators = candidates.map { BodyAuthenticator(header: header, hmacKey: $0.hmacKey) }
+        let decipher = single ? BodyDecipher(header: header, encryptionKey: candidates[0].encryptionKey()) : nil
         let workers = Workers(count: min(jobs, authenticators.count + 1))
         var plaintext: [UInt8] = []
         plaintext.reserveCapacity(Self.chunkSize + 2 * Crypto.blockSize)
@@ -170,10 +169,11 @@ public struct VerifiedStream {
         // The HMAC decides, in chain order, before anything else is said.
         var winner: Int?
         for (index, authenticator) in authenticators.enumerated() {
-            if Crypto.constantTimeEqual(authenticator.finalize(), tag) && winner == nil { winner = index }
+            // Every tag is checked, so the time does not say which candidate matched.
+            if authenticator.matches(tag: tag) && winner == nil { winner = index }
         }
         guard let winner else {
-            throw .notOpened(header.isPasswordBased ? .noPasswordOpened(tried: candidates.count) : .keyDidNotOpen)
+            throw .notOpened(header.isPasswordBased ? .noPasswordOpened(tried: passwords) : .keyDidNotOpen)
         }
         let opened = candidates[winner]
 
@@ -191,21 +191,25 @@ public struct VerifiedStream {
         return Opened(openedBy: opened.name, plaintextSize: result.size)
     }
 
-    /// The candidates in chain order: every password's HMAC key derived in one batch, or the key.
-    private static func candidates(for header: MessageHeader, head: DecryptionHandler?, keys: MessageKeys?) throws(Failure) -> [Candidate] {
+    /// The candidates in chain order — every form of every password
+    /// (`MessageHeader.kdfPasswords`), HMAC keys derived in one batch — or the key.
+    private static func candidates(for header: MessageHeader, head: DecryptionHandler?, keys: MessageKeys?) throws(Failure) -> (candidates: [Candidate], passwords: Int) {
         guard let salts = header.salts else {
             guard let keys else { throw .notOpened(.needsKey) }
-            return [Candidate(name: "key-file", hmacKey: keys.hmacKey, encryptionKey: { keys.encryptionKey })]
+            return ([Candidate(name: "key-file", hmacKey: keys.hmacKey, encryptionKey: { keys.encryptionKey })], 1)
         }
         guard let head else { throw .notOpened(.noPasswordOpened(tried: 0)) }
-        var passwords: [ChainPassword] = []
-        head.collectPasswords(into: &passwords)
-        let hmacKeys = KeyDerivation.keys(passwords.map { (header.kdfPassword($0.secret), salts.hmac) })
-        return zip(passwords, hmacKeys).map { password, hmacKey in
-            Candidate(name: password.name, hmacKey: hmacKey) {
-                KeyDerivation.key(password: header.kdfPassword(password.secret), salt: salts.encryption)
+        let forms = head.candidates(for: header)
+        let iterations = head.iterations
+        let hmacKeys = KeyDerivation.keys(forms.map { ($0.kdfPassword, salts.hmac) }, iterations: iterations)
+        var names = Set<String>()
+        let candidates = zip(forms, hmacKeys).map { form, hmacKey in
+            names.insert(form.password.name)
+            return Candidate(name: form.password.name, hmacKey: hmacKey) {
+                KeyDerivation.key(password: form.kdfPassword, salt: salts.encryption, iterations: iterations)
             }
         }
+        return (candidates, names.count)
     }
 
     /// Deciphers a verified private spool into a new private file (in `folder`
@@ -213,7 +217,7 @@ public struct VerifiedStream {
     private static func decipherSpool(_ spool: PrivateFile, header: MessageHeader, key: SecretBytes, destination: Destination, folder: String) throws(Failure) -> PrivateFile {
         let output: PrivateFile
         do { output = try PrivateFile(in: folder, needsName: destination.isFile) } catch { throw .create(error) }
-        let decipher = Cipher(.decrypt, key: key, iv: header.iv)
+        let decipher = BodyDecipher(header: header, encryptionKey: key)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var plaintext: [UInt8] = []

@@ -1,0 +1,77 @@
+/// The authentication of a message body, as its version defines it: the one
+/// place that knows which bytes are covered and what the tag is.
+///
+/// v1–v3: HMAC-SHA256 of the ciphertext, preceded by the header for v2 and v3;
+/// the tag is the last 32 bytes. v0: HMAC-SHA1 of the ciphertext only; the
+/// tag is its 20 bytes followed by 12 zero bytes.
+final class BodyAuthenticator {
+    private enum Engine { case sha256(Authenticator), sha1(SHA1Authenticator) }
+    private let engine: Engine
+
+    /// Starts authenticating a body of a message with `header` under `hmacKey`.
+    init(header: MessageHeader, hmacKey: SecretBytes) {
+        if header.isCounterMode {
+            engine = .sha1(SHA1Authenticator(key: hmacKey))
+        } else {
+            let authenticator = Authenticator(key: hmacKey)
+            if header.hmacCoversHeader { authenticator.update(header.bytes) }
+            engine = .sha256(authenticator)
+        }
+    }
+
+    /// Adds ciphertext (never the tag).
+    func update(_ ciphertext: UnsafeRawBufferPointer) {
+        switch engine {
+        case .sha256(let authenticator): authenticator.update(ciphertext)
+        case .sha1(let authenticator): authenticator.update(ciphertext)
+        }
+    }
+
+    /// Whether `tag` (the message's last 32 bytes) is this body's, compared in constant time.
+    /// The authenticator cannot be used afterwards.
+    func matches(tag: [UInt8]) -> Bool {
+        switch engine {
+        case .sha256(let authenticator):
+            return Crypto.constantTimeEqual(authenticator.finalize(), tag)
+        case .sha1(let authenticator):
+            let expected = authenticator.finalize() + [UInt8](repeating: 0, count: Crypto.tagSize - SHA1Authenticator.tagSize)
+            return Crypto.constantTimeEqual(expected, tag)
+        }
+    }
+}
+
+/// The deciphering of a message body, as its version defines it: AES-256-CBC
+/// with PKCS#7 padding (v1–v3) or AES-256 in v0's counter mode.
+///
+/// Its output is **unverified** until a `BodyAuthenticator` has matched the tag:
+/// every caller holds it back (`BodyDecryptor` returns it marked so,
+/// `VerifiedStream` writes it to a private file).
+final class BodyDecipher {
+    private enum Engine { case cbc(Cipher), counter(LittleEndianCounterCipher) }
+    private let engine: Engine
+
+    /// Starts deciphering a body of a message with `header` under `encryptionKey`.
+    init(header: MessageHeader, encryptionKey: SecretBytes) {
+        engine = header.isCounterMode
+            ? .counter(LittleEndianCounterCipher(key: encryptionKey, iv: header.iv))
+            : .cbc(Cipher(.decrypt, key: encryptionKey, iv: header.iv))
+    }
+
+    /// Deciphers the next ciphertext bytes, appending to `plaintext`.
+    func update(_ ciphertext: UnsafeRawBufferPointer, into plaintext: inout [UInt8]) {
+        guard ciphertext.count > 0 else { return }
+        switch engine {
+        case .cbc(let cipher): cipher.update(ciphertext, into: &plaintext)
+        case .counter(let cipher): cipher.update(ciphertext, into: &plaintext)
+        }
+    }
+
+    /// Finishes: the last block with its padding checked and stripped (CBC).
+    /// Returns false for bad padding.
+    func finalize(into plaintext: inout [UInt8]) -> Bool {
+        switch engine {
+        case .cbc(let cipher): cipher.finalize(into: &plaintext)
+        case .counter: true
+        }
+    }
+}
