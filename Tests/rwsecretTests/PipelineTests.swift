@@ -77,6 +77,17 @@ struct PipelineTests {
         #expect(json.status == 1, "plain --json keeps the exit table")
     }
 
+    @Test("a row over 1 MiB keeps its ID in its record; the next row is still read")
+    func tooLongKeepsID() throws {
+        let input = "big\t" + String(repeating: "A", count: 1 << 20) + "\n" + "next\t" + Messages.password("after", "pw") + "\n"
+        let result = try run(["decrypt", "--no-store", "--in-band", "--id-column"], stdin: input, extra: ["RWSECRET_PASSWORD": "pw"])
+        let records = try Self.json(result)
+        #expect(records.map { $0["id"] as? String } == ["big", "next"])
+        #expect(records.first?["error"] as? String == "line too long")
+        #expect(records.last?["plaintext"] as? String == "after")
+        #expect(result.status == 0)
+    }
+
     @Test("an ID that is not UTF-8 comes back as id_base64")
     func binaryID() throws {
         var input = Data([0xff, 0x01, UInt8(ascii: "\t")])
