@@ -237,5 +237,7 @@ struct PipelineTests {
             #expect(result.status == 64, "RWSECRET_JOBS=\(bad)")
             #expect(result.errLines.count == 1 && result.errLines[0].contains("RWSECRET_JOBS"))
         }
+        // Usage comes before what was given for the run (a missing password file is 66).
+        #expect(try run(["decrypt", "--no-store", "--password-file", "absent"], extra: ["RWSECRET_JOBS": "0"]).status == 64)
     }
 }
