@@ -51,95 +51,99 @@ struct JobCount {
     }
 
     /// The CPU quota of this process's cgroups, in whole CPUs rounded up (nil when there is none).
+    ///
+    /// Reads `/proc/self/cgroup` for the process's cgroup paths and, under the usual mount
+    /// points, each folder's quota from that cgroup up to the root, keeping the smallest
+    /// (a container that sees its host's path, without a cgroup namespace, finds its own
+    /// quota at its mount's root). Bytes, not Strings: this runs at every start, where Swift's
+    /// first uses of generic String APIs cost most of a millisecond.
     static func cgroupQuota() -> Int? {
-        guard let memberships = readText("/proc/self/cgroup"), let mounts = readText("/proc/self/mountinfo") else { return nil }
+        guard let memberships = readBytes("/proc/self/cgroup") else { return nil }
         var best: Int?
-        for mount in cgroupMounts(mountinfo: mounts) {
-            guard let path = cgroupPath(memberships: memberships, version2: mount.version2) else { continue }
-            // The cgroup's folder under the mount point (the mount may show a subtree only).
-            var relative = path
-            if mount.root != "/" {
-                guard relative.hasPrefix(mount.root) else { continue }
-                relative = String(relative.dropFirst(mount.root.count))
+        func consider(_ quota: Int?) {
+            if let quota { best = min(best ?? quota, quota) }
+        }
+        if let path = cgroupPath(memberships: memberships, version2: true) {
+            for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
+                for folder in folders(root: root, path: path) { consider(readBytes(folder + "/cpu.max").flatMap(quota(cpuMax:))) }
             }
-            var components = relative.split(separator: "/").map(String.init)
-            while true {
-                let folder = ([mount.point] + components).joined(separator: "/")
-                let quota = mount.version2
-                    ? readText(folder + "/cpu.max").flatMap(Self.quota(cpuMax:))
-                    : Self.quota(cfsQuota: readText(folder + "/cpu.cfs_quota_us"), period: readText(folder + "/cpu.cfs_period_us"))
-                if let quota { best = min(best ?? quota, quota) }
-                if components.isEmpty { break }
-                components.removeLast()
+        }
+        if let path = cgroupPath(memberships: memberships, version2: false) {
+            for root in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"] {
+                for folder in folders(root: root, path: path) {
+                    consider(quota(cfsQuota: readBytes(folder + "/cpu.cfs_quota_us"), period: readBytes(folder + "/cpu.cfs_period_us")))
+                }
             }
         }
         return best
     }
 
-    /// Whole CPUs (rounded up) in a cgroup v2 `cpu.max`: `max 100000` is none, `150000 100000` is 2.
-    static func quota(cpuMax: String) -> Int? {
-        let fields = cpuMax.split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard fields.count >= 1, let quota = Int(fields[0]), quota > 0 else { return nil }
-        let period = fields.count >= 2 ? Int(fields[1]) ?? 100_000 : 100_000
-        guard period > 0 else { return nil }
+    /// `root` + `path`, then each of its parents up to `root`.
+    static func folders(root: String, path: [UInt8]) -> [String] {
+        var result: [String] = []
+        var components = path.split(separator: UInt8(ascii: "/"))
+        while true {
+            var folder = root
+            for component in components { folder += "/" + String(decoding: component, as: UTF8.self) }
+            result.append(folder)
+            if components.isEmpty { return result }
+            components.removeLast()
+        }
+    }
+
+    /// Whole CPUs (rounded up) in a cgroup v2 `cpu.max` (`QUOTA PERIOD`): `max 100000` is none, `150000 100000` is 2.
+    static func quota(cpuMax: [UInt8]) -> Int? {
+        let fields = cpuMax.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
+        guard let first = fields.first, let quota = number(first), quota > 0 else { return nil }
+        let period = fields.count >= 2 ? number(fields[1]) : 100_000
+        guard let period, period > 0 else { return nil }
         return max(1, (quota + period - 1) / period)
     }
 
     /// Whole CPUs (rounded up) from cgroup v1 `cpu.cfs_quota_us` (-1 is none) and `cpu.cfs_period_us`.
-    static func quota(cfsQuota: String?, period: String?) -> Int? {
+    static func quota(cfsQuota: [UInt8]?, period: [UInt8]?) -> Int? {
         guard let cfsQuota, let period else { return nil }
-        return quota(cpuMax: cfsQuota.split(separator: "\n").first.map(String.init).map { "\($0) \(period)" } ?? "")
-    }
-
-    struct CgroupMount: Equatable {
-        let point: String
-        let root: String
-        let version2: Bool
-    }
-
-    /// The cgroup2 mounts and the cgroup v1 mounts of the `cpu` controller, from `/proc/self/mountinfo`.
-    static func cgroupMounts(mountinfo: String) -> [CgroupMount] {
-        mountinfo.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ").map(String.init)
-            guard let dash = fields.firstIndex(of: "-"), dash >= 5, fields.count > dash + 3 else { return nil }
-            let type = fields[dash + 1]
-            let options = fields[dash + 3].split(separator: ",")
-            guard type == "cgroup2" || (type == "cgroup" && options.contains("cpu")) else { return nil }
-            return CgroupMount(point: unescape(fields[4]), root: unescape(fields[3]), version2: type == "cgroup2")
-        }
+        let quotaField = cfsQuota.split(separator: UInt8(ascii: "\n")).first ?? []
+        return quota(cpuMax: Array(quotaField) + [UInt8(ascii: " ")] + period)
     }
 
     /// This process's cgroup path in the v2 hierarchy (`0::PATH`) or the v1 `cpu` one, from `/proc/self/cgroup`.
-    static func cgroupPath(memberships: String, version2: Bool) -> String? {
-        for line in memberships.split(separator: "\n") {
-            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+    static func cgroupPath(memberships: [UInt8], version2: Bool) -> [UInt8]? {
+        for line in memberships.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }
-            if version2 ? fields[0] == "0" && fields[1].isEmpty : fields[1].split(separator: ",").contains("cpu") {
-                return String(fields[2])
-            }
+            let matches = version2
+                ? fields[0].elementsEqual([UInt8(ascii: "0")]) && fields[1].isEmpty
+                : fields[1].split(separator: UInt8(ascii: ",")).contains { $0.elementsEqual(Array("cpu".utf8)) }
+            if matches { return Array(fields[2]) }
         }
         return nil
     }
 
-    /// mountinfo writes space, TAB, LF and backslash in paths as octal escapes (`\040`).
-    private static func unescape(_ field: String) -> String {
-        guard field.contains("\\") else { return field }
-        var bytes: [UInt8] = []
-        var utf8 = Array(field.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "\\"), utf8.count >= 3, let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(3)
-            } else {
-                bytes.append(byte)
-            }
+    /// A non-negative decimal number, or nil.
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return value
     }
 
-    /// A small text file of the kernel's, or nil.
-    private static func readText(_ path: String) -> String? {
-        guard let bytes = try? readSmallFile(path, what: "file", limit: 1 << 20) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+    /// A small file of the kernel's (at most 4 KiB read), or nil.
+    private static func readBytes(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            count += n
+        }
+        return Array(bytes[0..<count])
     }
 }

@@ -7,34 +7,27 @@ import Testing
 struct JobCountTests {
     @Test("cgroup v2 cpu.max: max is no quota; a fraction of a CPU rounds up", arguments: [
         ("max 100000\n", nil), ("100000 100000\n", 1), ("150000 100000", 2), ("50000 100000", 1), ("400000 100000\n", 4),
-        ("", nil), ("garbage", nil), ("0 100000", nil), ("100000 0", nil),
+        ("", nil), ("garbage", nil), ("0 100000", nil), ("100000 0", nil), ("-1 100000", nil),
     ] as [(String, Int?)])
     func cpuMax(_ text: String, _ expected: Int?) {
-        #expect(JobCount.quota(cpuMax: text) == expected, "\(text.debugDescription)")
+        #expect(JobCount.quota(cpuMax: Array(text.utf8)) == expected, "\(text.debugDescription)")
     }
 
     @Test("cgroup v1 cfs quota: -1 is no quota")
     func cfsQuota() {
-        #expect(JobCount.quota(cfsQuota: "-1\n", period: "100000\n") == nil)
-        #expect(JobCount.quota(cfsQuota: "200000\n", period: "100000\n") == 2)
-        #expect(JobCount.quota(cfsQuota: nil, period: "100000\n") == nil)
+        #expect(JobCount.quota(cfsQuota: Array("-1\n".utf8), period: Array("100000\n".utf8)) == nil)
+        #expect(JobCount.quota(cfsQuota: Array("200000\n".utf8), period: Array("100000\n".utf8)) == 2)
+        #expect(JobCount.quota(cfsQuota: nil, period: Array("100000\n".utf8)) == nil)
     }
 
-    @Test("mountinfo: the cgroup2 mount and the v1 cpu controller's, with their roots")
-    func mounts() {
-        let mountinfo = """
-            31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
-            32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct
-            35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
-            41 31 0:38 /docker/abc /sys/fs/cgroup/unified\\040dir rw,relatime shared:9 - cgroup2 cgroup2 rw
-            """
-        #expect(JobCount.cgroupMounts(mountinfo: mountinfo) == [
-            JobCount.CgroupMount(point: "/sys/fs/cgroup/cpu,cpuacct", root: "/", version2: false),
-            JobCount.CgroupMount(point: "/sys/fs/cgroup/unified dir", root: "/docker/abc", version2: true),
-        ])
-        let memberships = "4:memory:/x\n2:cpu,cpuacct:/spark/executor-1\n0::/docker/abc/worker\n"
-        #expect(JobCount.cgroupPath(memberships: memberships, version2: false) == "/spark/executor-1")
-        #expect(JobCount.cgroupPath(memberships: memberships, version2: true) == "/docker/abc/worker")
+    @Test("/proc/self/cgroup: the v2 path and the v1 cpu controller's; the folders up to the mount's root")
+    func paths() {
+        let memberships = Array("4:memory:/x\n2:cpu,cpuacct:/spark/executor-1\n3:cpuset:/\n0::/docker/abc/worker\n".utf8)
+        #expect(JobCount.cgroupPath(memberships: memberships, version2: false) == Array("/spark/executor-1".utf8))
+        #expect(JobCount.cgroupPath(memberships: memberships, version2: true) == Array("/docker/abc/worker".utf8))
+        #expect(JobCount.cgroupPath(memberships: Array("1:cpuset:/a\n".utf8), version2: false) == nil)
+        #expect(JobCount.folders(root: "/sys/fs/cgroup", path: Array("/docker/abc".utf8))
+                == ["/sys/fs/cgroup/docker/abc", "/sys/fs/cgroup/docker", "/sys/fs/cgroup"])
     }
 
     /// A cgroup folder this test may create with a CPU quota (v1 `cpu` hierarchy), or nil.
