@@ -34,7 +34,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
         var keyFile: String?
 
-        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line (repeatable).", valueName: "file"))
+        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable).", valueName: "file"))
         var passwordFile: [String] = []
 
         @Flag(help: "Also try a password asked once, without echo.")
@@ -43,7 +43,7 @@ extension RWSecret {
         @Flag(help: "Use only the passwords given for this run; never open a store.")
         var noStore = false
 
-        @Option(help: ArgumentHelp("Also try the passwords a parent process writes into this inherited file descriptor (repeatable).", valueName: "n"))
+        @Option(help: ArgumentHelp("Also try the passwords (lines as in --password-file) a parent process writes into this inherited file descriptor (repeatable).", valueName: "n"))
         var passwordFd: [Int32] = []
 
         @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
@@ -52,7 +52,7 @@ extension RWSecret {
         @Flag(help: "Read each line as ID<TAB>MESSAGE and give the ID with each result.")
         var idColumn = false
 
-        @Flag(help: "Pipeline mode (implies --json): one record per input row, failures as records; exit 0 unless the run cannot start.")
+        @Flag(help: "Pipeline mode (implies --json): one record per input line, failures as records; exit 0 once every line has its record.")
         var inBand = false
 
         func validate() throws {
