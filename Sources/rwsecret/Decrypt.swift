@@ -37,7 +37,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
-        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line (repeatable).", valueName: "file"))
+        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable).", valueName: "file"))
         var passwordFile: [String] = []
 
         @Flag(help: "Also try a password asked once, without echo.")
@@ -46,8 +46,17 @@ extension RWSecret {
         @Flag(help: "Use only the passwords given for this run; never open a store.")
         var noStore = false
 
-        @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: the number of online CPUs).", valueName: "n"))
+        @Option(help: ArgumentHelp("Also try the passwords (lines as in --password-file) a parent process writes into this inherited file descriptor (repeatable).", valueName: "n"))
+        var passwordFd: [Int32] = []
+
+        @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
+
+        @Flag(help: "Read each line as ID<TAB>MESSAGE and give the ID with each result.")
+        var idColumn = false
+
+        @Flag(help: "Pipeline mode (implies --json): one record per input line, failures as records; exit 0 once every line has its record.")
+        var inBand = false
 
         func validate() throws {
             if noStore && (global.store != nil || global.vault != nil) {
@@ -60,7 +69,14 @@ extension RWSecret {
             if !(1...KeyDerivation.maximumIterations).contains(iterations) {
                 throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
             }
-            // The streaming path derives its own keys; until it takes the chain's count, refuse rather than ignore.
+            if binary && (inBand || idColumn) { throw ValidationError("--in-band and --id-column read lines: they cannot be combined with --binary") }
+            for fd in passwordFd {
+                if fd < 0 { throw ValidationError("--password-fd must be a file descriptor number (0 or more)") }
+                if fd == 1 || fd == 2 { throw ValidationError("--password-fd \(fd) is an output, not a descriptor to read passwords from") }
+                if fd == 0 && (files.isEmpty || files.contains("-")) {
+                    throw ValidationError("--password-fd 0 is stdin, which holds the messages here")
+                }
+            }
         }
 
         func run() throws {
@@ -68,27 +84,59 @@ extension RWSecret {
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
             }
+            let jobCount = try JobCount.resolve(option: jobs)  // a bad RWSECRET_JOBS is bad usage (64), checked first
             // What was given for the run, checked before anything is read or opened.
             var runOnly: [ChainPassword] = []
             for path in passwordFile { runOnly += try RunPasswords.load(file: path) }
+            for fd in passwordFd { runOnly += try RunPasswords.load(descriptor: fd) }
             if askPassword { runOnly.append(ChainPassword(name: "prompt", secret: try Terminal.readRunPassword())) }
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
 
+            let opened = OpenedStore()
             let client = PasswordClient(runOnly: runOnly, iterations: iterations) {
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil
                 }
-                return try global.openStore()
+                let store = try global.openStore()
+                opened.store = store
+                return store
             }
-            let session = DecryptSession(client: client, keys: keys, json: json, global: global,
-                                         jobs: jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            if inBand { try checkSomethingToTry(client, keys: keys, opened: opened) }
+            let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
+            let session = DecryptSession(client: client, keys: keys, json: mode.json, global: global,
+                                         jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             let status = binary
                 ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)
             global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
             throw CommandFailure.silent(status)
         }
+
+        /// `--in-band` decides before reading any input that the run can do its work: the
+        /// store opens (69 otherwise) and there is a password or a key to try (69 when there is
+        /// neither), so that an engine sees a failed task, not a stream of identical failures.
+        private func checkSomethingToTry(_ client: PasswordClient, keys: MessageKeys?, opened: OpenedStore) throws {
+            let head: DecryptionHandler?
+            do { head = try client.chainHead() } catch let error as StoreError { throw CommandFailure(error) }
+            guard head == nil && keys == nil else { return }
+            if let store = opened.store {
+                throw CommandFailure(.unavailable, """
+                    nothing to try: the \(store.kind.rawValue) store (\(store.location)) holds no password, none was given \
+                    for the run and there is no --key-file (add one with `rwsecret password add`, or give --password-file \
+                    or --password-fd)
+                    """)
+            }
+            throw CommandFailure(.unavailable, """
+                nothing to try: --no-store, no password given for the run and no --key-file (give --password-file, \
+                --password-fd, --ask-password, RWSECRET_PASSWORD or --key-file)
+                """)
+        }
     }
+}
+
+/// The store the chain's client opened, kept to name it in messages.
+private final class OpenedStore {
+    var store: (any PasswordStore)?
 }

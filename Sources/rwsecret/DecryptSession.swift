@@ -3,83 +3,99 @@ import RWSecretKit
 import Glibc
 #endif
 
-/// One `rwsecret decrypt` run over text input: lines in, results out in input order.
+/// One `rwsecret decrypt` run over text input: rows in, results out in input order.
 final class DecryptSession: @unchecked Sendable {
-    // `client` and `status` are used under the pipeline's lock once work runs on other threads.
+    // `client` and `writer` are used under the pipeline's lock once work runs on other threads.
     let client: PasswordClient
     let keys: MessageKeys?
     let json: Bool
     let global: GlobalOptions
     let jobs: Int
-    private var status = RunStatus()
-    private var counts = (decrypted: 0, failed: 0)
-    private let progress: Progress?
+    private let jobsReason: String
+    private let writer: RecordWriter
 
-    init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int) {
+    init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int,
+         jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
         self.client = client
         self.keys = keys
         self.json = json
         self.global = global
         self.jobs = max(1, jobs)
-        progress = global.quiet ? nil : Progress()
+        self.jobsReason = jobsReason
+        writer = RecordWriter(mode: mode ?? RecordWriter.Mode(json: json), progress: global.quiet ? nil : Progress())
     }
 
     /// What the pipeline delivers, in input order.
     enum Outcome {
-        /// What became of one line.
-        case message(source: String, line: Int, result: Result<Decrypted, DecryptionFailure>)
+        /// What became of one message row.
+        case message(RecordWriter.Place, Result<Decrypted, RowFailure>, hint: FormatHint?)
+        /// A row with no message.
+        case skipped(RecordWriter.Place)
         /// An input that could not be opened, or read to its end.
         case unreadable(source: String, error: SystemError)
+        /// An input that holds a raw message, not lines.
+        case rawMessage(source: String)
     }
 
     /// Decrypts every message of `files` (`-` is stdin); returns the run's exit status.
     func run(files: [String]) throws -> ExitStatus {
         let started = Clock.now
-        global.verboseLine("jobs: \(jobs)")
+        global.verboseLine("jobs: \(jobs) (\(jobsReason))")
         let pipeline = OrderedPipeline<Outcome>(jobs: jobs) { [self] outcome in write(outcome) }
         do {
-            for name in files { try read(name, into: pipeline) }
+            for (index, name) in files.enumerated() { try read(name, index: index, into: pipeline) }
         } catch {
             pipeline.drain()
             throw error
         }
         pipeline.drain()
-        progress?.clear()
+        pipeline.synchronized { writer.finish() }
         Output.standardOutput.flush()
+        let counts = pipeline.synchronized { writer.counts }
         global.verboseLine("messages: \(counts.decrypted) decrypted, \(counts.failed) failed in \(Clock.millisecondsSince(started)) ms")
-        return pipeline.synchronized { status.exitStatus }
+        return pipeline.synchronized { writer.status.exitStatus }
     }
 
-    private func read(_ name: String, into pipeline: OrderedPipeline<Outcome>) throws {
+    private func read(_ name: String, index: Int, into pipeline: OrderedPipeline<Outcome>) throws {
         pipeline.startDeferred()  // this input may be a pipe: reading it may block
         let input: InputFile
-        do { input = try InputFile(name) } catch {
+        var rows: LineSource
+        do {
+            input = try InputFile(name)
+            rows = try LineSource(input, idColumn: writer.mode.idColumn)
+        } catch {
             pipeline.submit(result: .unreadable(source: name, error: error))
+            return
+        }
+        if rows.isRawMessage {
+            pipeline.submit(result: .rawMessage(source: name))
             return
         }
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
         let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)
-        var lines = LineReader(input)
         while true {
-            let line: LineReader.Line?
-            do { line = try lines.next() } catch {
+            let row: LineSource.Row?
+            do { row = try rows.next() } catch {
                 pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))
                 return
             }
-            guard let line else { return }
-            let number = lines.lineNumber
+            guard let row else { return }
+            let place = RecordWriter.Place(input: index, source: name, line: row.line, id: row.id)
             let message: Message
-            switch Self.parse(line) {
-            case .skip: continue
-            case .failure(let failure):
-                pipeline.submit(result: .message(source: name, line: number, result: .failure(failure)))
+            switch row.content {
+            case .skipped, .continuation:
+                // A record only under --in-band (other modes write nothing for these rows).
+                if writer.mode.inBand { pipeline.submit(result: .skipped(place)) }
+                continue
+            case .failure(let failure, let hint):
+                pipeline.submit(result: .message(place, .failure(failure), hint: hint))
                 continue
             case .message(let parsed): message = parsed
             }
             if !message.header.isPasswordBased {
                 let keys = self.keys
-                queue { _ in .message(source: name, line: number, result: Self.decrypt(message, keys: keys)) }
+                queue { _ in .message(place, Self.decrypt(message, keys: keys).mapError(RowFailure.message), hint: nil) }
                 continue
             }
             // The previous message goes first (at --jobs 1 it runs here and now), so that the
@@ -93,25 +109,11 @@ final class DecryptSession: @unchecked Sendable {
                 throw error
             }
             guard let head else {
-                pipeline.submit(result: .message(source: name, line: number, result: .failure(.noPasswordOpened(tried: 0))))
+                pipeline.submit(result: .message(place, .failure(.message(.noPasswordOpened(tried: 0))), hint: nil))
                 continue
             }
-            queue { threads in .message(source: name, line: number, result: head.handle(message, parallelism: threads)) }
+            queue { threads in .message(place, head.handle(message, parallelism: threads).mapError(RowFailure.message), hint: nil) }
         }
-    }
-
-    private enum Parsed { case skip, failure(DecryptionFailure), message(Message) }
-
-    /// Trims, skips blank and `#` lines, decodes base64 and checks the message's structure.
-    private static func parse(_ line: LineReader.Line) -> Parsed {
-        guard case .text(let bytes) = line else { return .failure(.lineTooLong) }
-        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }) else { return .skip }
-        let last = bytes.lastIndex(where: { !isBlank($0) })!
-        let text = bytes[first...last]
-        if text.first == UInt8(ascii: "#") { return .skip }
-        guard let raw = Base64.decodeLenient(text) else { return .failure(.badBase64) }
-        do { return .message(try Message(raw)) } catch { return .failure(.format(error)) }
     }
 
     private static func decrypt(_ message: Message, keys: MessageKeys?) -> Result<Decrypted, DecryptionFailure> {
@@ -127,59 +129,19 @@ final class DecryptSession: @unchecked Sendable {
 
     /// Writes one outcome (called in input order, under the pipeline's lock).
     private func write(_ outcome: Outcome) {
-        let source: String, line: Int, result: Result<Decrypted, DecryptionFailure>
         switch outcome {
         case .unreadable(let name, let error):
-            Output.standardOutput.flush()
-            progress?.clear()
-            Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
-            status.record(error.isMissingInput ? .noInput : .ioError)
-            return
-        case .message(let name, let number, let outcome):
-            (source, line, result) = (name, number, outcome)
-        }
-        switch result {
-        case .success(let decrypted):
-            counts.decrypted += 1
-            if decrypted.password.name != ChainPassword.keyFile.name { client.messageFinished(openedBy: decrypted.password) }
-            var plaintext = decrypted.plaintext
-            defer { Crypto.cleanse(&plaintext) }
-            if json {
-                let text = String(validating: plaintext, as: UTF8.self)
-                Output.standardOutput.line(JSON.object([
-                    ("source", .string(source)), ("line", .int(line)), ("status", .string("decrypted")),
-                    text.map { ("plaintext", .string($0)) } ?? ("plaintext_base64", .string(Base64.encode(plaintext))),
-                    ("password", .string(decrypted.password.name)),
-                ]))
-            } else {
-                Output.standardOutput.write(bytes: plaintext)
-                Output.standardOutput.write("\n")
+            writer.unreadable(name, error)
+        case .rawMessage(let name):
+            writer.rawMessage(name)
+        case .skipped(let place):
+            writer.skipped(place)
+        case .message(let place, let result, let hint):
+            if case .success(let decrypted) = result, decrypted.password.name != ChainPassword.keyFile.name {
+                client.messageFinished(openedBy: decrypted.password)
             }
-            Output.standardOutput.flush()
-        case .failure(let failure):
-            counts.failed += 1
-            status.record(.failure)
-            if json {
-                Output.standardOutput.line(JSON.object([
-                    ("source", .string(source)), ("line", .int(line)),
-                    ("status", .string("failed")), ("error", .string(failure.description)),
-                ]))
-                Output.standardOutput.flush()
-            } else {
-                Output.standardOutput.flush()
-                progress?.clear()
-                Output.standardError.line("rwsecret: \(Output.escaped(source)):\(line): \(failure)")
-            }
+            writer.message(place, result, hint: hint)
         }
-        progress?.update(done: counts.decrypted + counts.failed)
-        if Output.standardOutput.failed { stdoutFailed() }
-    }
-
-    /// The reader closed stdout (quietly ends the run, like other filters) or writing failed (74).
-    private func stdoutFailed() -> Never {
-        if Output.standardOutput.brokenPipe { exit(status.exitStatus.rawValue) }
-        Output.standardError.line("rwsecret: stdout: write failed")
-        exit(ExitStatus.ioError.rawValue)
     }
 }
 

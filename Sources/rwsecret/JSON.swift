@@ -10,11 +10,13 @@ enum JSON {
     enum Value {
         case string(String)
         case int(Int)
+        case null
 
         var encoded: String {
             switch self {
             case .string(let s): JSON.string(s)
             case .int(let n): String(n)
+            case .null: "null"
             }
         }
     }

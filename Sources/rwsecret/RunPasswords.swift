@@ -1,6 +1,10 @@
 import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Loads and checks the passwords given for one run: password files, the prompt, `RWSECRET_PASSWORD`.
+/// Loads and checks the passwords given for one run: password files, inherited
+/// descriptors (`--password-fd`), the prompt, `RWSECRET_PASSWORD`.
 ///
 /// Each passes the default validators; a rejection stops the run with 65 and a
 /// missing password file with 66, before anything is decrypted. The secret is
@@ -8,21 +12,80 @@ import RWSecretKit
 enum RunPasswords {
     static let environmentVariable = "RWSECRET_PASSWORD"
 
-    /// The passwords of `files` (one per line, LF or CRLF, empty lines skipped), in order.
+    /// The passwords of a password file, in order.
     static func load(file path: String) throws -> [ChainPassword] {
-        let bytes = try readSmallFile(path, what: "password file")
+        var bytes = try readSmallFile(path, what: "password file")
+        defer { Crypto.cleanse(&bytes) }
+        return try parse(bytes, source: path)
+    }
+
+    /// The passwords a driver writes into descriptor `fd` (read to its end, then closed).
+    ///
+    /// Made for workers of engines such as Spark: the parent writes the passwords into a
+    /// pipe, so they are never on a command line, in the environment or in a file.
+    static func load(descriptor fd: Int32) throws -> [ChainPassword] {
+        let name = "--password-fd \(fd)"
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw CommandFailure(.noInput, "\(name): \(SystemError(code: errno)) (the descriptor is not open)")
+        }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure(.noInput, "\(name): \(SystemError(code: EISDIR))") }
+        var bytes: [UInt8] = []
+        defer { Crypto.cleanse(&bytes) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 12)
+        defer { Crypto.cleanse(&chunk) }
+        while true {
+            let n = chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress!, raw.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let error = SystemError(code: errno)
+                throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            guard bytes.count <= 16 << 20 else { throw CommandFailure(.dataError, "\(name): more than 16 MiB of passwords") }
+        }
+        close(fd)
+        return try parse(bytes, source: "fd:\(fd)")
+    }
+
+    /// One password per line (LF or CRLF, empty lines skipped), each `SECRET` or `LABEL<TAB>SECRET`.
+    ///
+    /// An unlabelled password is named `SOURCE:LINE` in output; a labelled one by its label,
+    /// which follows the store's rules (1–64 characters, no control characters) and may be
+    /// given once per run. A secret cannot hold a TAB (the validators refuse it), so the
+    /// first TAB always ends the label.
+    static func parse(_ bytes: [UInt8], source: String) throws -> [ChainPassword] {
         var passwords: [ChainPassword] = []
+        var labels: Set<String> = []
+        var failed = false
         var lineNumber = 0
         for var line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.isEmpty { continue }
+            let position = "\(source):\(lineNumber)"
+            var name = position
+            if let tab = line.firstIndex(of: UInt8(ascii: "\t")) {
+                let label = String(decoding: line[..<tab], as: UTF8.self)
+                line = line[(tab + 1)...]
+                do {
+                    try PasswordLabel.validate(label)
+                    guard labels.insert(label).inserted else {
+                        throw StoreError.invalidLabel(label, reason: "the label is given twice for this run")
+                    }
+                    name = label
+                } catch let error as StoreError {
+                    Output.standardError.line("rwsecret: \(Output.escaped(position)): \(error.description)")
+                    failed = true
+                    continue
+                }
+            }
             let secret = SecretBytes(line)
-            try check(secret, name: "\(path):\(lineNumber)")
-            passwords.append(ChainPassword(name: "\(path):\(lineNumber)", secret: secret))
+            if !passes(secret, name: position) { failed = true; continue }
+            passwords.append(ChainPassword(name: name, secret: secret))
         }
-        var wipe = bytes
-        Crypto.cleanse(&wipe)
+        if failed { throw CommandFailure.silent(.dataError) }
         return passwords
     }
 
@@ -35,9 +98,13 @@ enum RunPasswords {
 
     /// Runs the default validators; every failure is printed, then the run stops with 65.
     static func check(_ secret: SecretBytes, name: String) throws {
+        guard passes(secret, name: name) else { throw CommandFailure.silent(.dataError) }
+    }
+
+    /// Runs the default validators and prints every failure as `rwsecret: NAME: REASON`.
+    private static func passes(_ secret: SecretBytes, name: String) -> Bool {
         let failures = CompositeValidator.runDefault.validate(secret)
-        guard !failures.isEmpty else { return }
         for failure in failures { Output.standardError.line("rwsecret: \(Output.escaped(name)): \(failure.description)") }
-        throw CommandFailure.silent(.dataError)
+        return failures.isEmpty
     }
 }

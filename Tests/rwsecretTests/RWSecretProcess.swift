@@ -39,14 +39,14 @@ struct RWSecretProcess {
         return env
     }
 
-    /// Runs `rwsecret ARGS` with `stdin`, in `directory`.
+    /// Runs `rwsecret ARGS` with `stdin`, in `directory` (or `executable ARGS`, for a wrapper such as taskset).
     ///
     /// With `mergingStandardError`, stderr goes into the same pipe as stdout (as with `2>&1`),
     /// so `stdout` holds both in the order they were written.
     static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil,
-                    mergingStandardError: Bool = false) throws -> Result {
+                    mergingStandardError: Bool = false, executable: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable ?? Self.executable
         process.arguments = arguments
         process.environment = environment
         if let directory { process.currentDirectoryURL = directory }
@@ -57,8 +57,10 @@ struct RWSecretProcess {
         try process.run()
         if mergingStandardError { try? error.fileHandleForWriting.close() }
         // Write stdin and read both outputs concurrently so no pipe fills up.
+        // A run that stops before reading stdin (a fatal error) must not kill the tests with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let writer = Thread {
-            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
             try? input.fileHandleForWriting.close()
         }
         writer.start()

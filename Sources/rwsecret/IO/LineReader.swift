@@ -2,12 +2,17 @@ import RWSecretKit
 /// Splits an input into lines as they arrive, never holding more than `maximumLength` bytes of one.
 ///
 /// A line longer than `maximumLength` (counted without its LF) is reported as
-/// `tooLong` and its bytes are dropped as they are read, so memory stays bounded.
+/// `tooLong` and its bytes are dropped as they are read (all but its first
+/// `keptPrefix` bytes, where an id may be), so memory stays bounded.
 struct LineReader {
     enum Line {
         case text([UInt8])
-        case tooLong
+        /// A line over the limit, with its first bytes.
+        case tooLong(prefix: [UInt8])
     }
+
+    /// How much of a line that is too long is kept.
+    static let keptPrefix = 1024
 
     static let defaultMaximumLength = 1 << 20
 
@@ -26,9 +31,24 @@ struct LineReader {
         buffer = [UInt8](repeating: 0, count: 1 << 16)
     }
 
+    /// The first bytes of the input, at least `count` of them unless the input is shorter
+    /// (reads no further than needed). Call before `next()`.
+    mutating func peek(atLeast count: Int) throws -> ArraySlice<UInt8> {
+        precondition(lineNumber == 0 && start == 0 && count <= buffer.count)
+        while end < count && !atEnd {
+            let n = try buffer.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) throws -> Int in
+                try input.read(into: raw.baseAddress! + end, count: raw.count - end)
+            }
+            if n == 0 { atEnd = true }
+            end += n
+        }
+        return buffer[0..<end]
+    }
+
     /// The next line without its LF, or nil at the end of the input.
     mutating func next() throws -> Line? {
         var current: [UInt8] = []
+        var prefix: [UInt8] = []
         var tooLong = false
         while true {
             if start == end {
@@ -45,6 +65,7 @@ struct LineReader {
             if !tooLong {
                 if current.count + (chunkEnd - start) > maximumLength {
                     tooLong = true
+                    prefix = Array((current.prefix(Self.keptPrefix) + buffer[start..<chunkEnd].prefix(Self.keptPrefix)).prefix(Self.keptPrefix))
                     current = []
                 } else {
                     current.append(contentsOf: buffer[start..<chunkEnd])
@@ -53,13 +74,13 @@ struct LineReader {
             if let newline {
                 start = newline + 1
                 lineNumber += 1
-                return tooLong ? .tooLong : .text(current)
+                return tooLong ? .tooLong(prefix: prefix) : .text(current)
             }
             start = end
         }
         // End of input: a last line without LF still counts.
         if current.isEmpty && !tooLong { return nil }
         lineNumber += 1
-        return tooLong ? .tooLong : .text(current)
+        return tooLong ? .tooLong(prefix: prefix) : .text(current)
     }
 }
