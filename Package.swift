@@ -22,11 +22,13 @@ let package = Package(
             name: "CLibSecret",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
+        .systemLibrary(name: "CLinuxSyscalls"),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
         .target(
             name: "RWSecretKit",
-            dependencies: ["COpenSSL", "CLibSecret", "CSHA1Kernel"],
+            dependencies: ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel"],
             linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(
