@@ -25,9 +25,10 @@ public enum SessionKeyring {
         public let expiry: Int64
     }
 
-    /// The key's description for the vault at `path` (made absolute).
+    /// The key's description for the vault at `path` (made absolute, symbolic links
+    /// followed, so that every path to one vault finds the same key).
     public static func description(forVault path: String) -> String {
-        "rwsecret:vault:" + absolute(path)
+        "rwsecret:vault:" + absolute((try? StoreFiles.resolvingLinks(path)) ?? path)
     }
 
     /// Keeps `passphrase` for the vault at `path` for `lifetime` (at least one second);
