@@ -45,9 +45,13 @@ final class VaultPassphrase {
                 if attempt == 1 { throw .noPassphrase(path: vaultPath, reason: "there is no terminal to ask it on") }
                 return nil
             }
-            let again = attempt > 1 && lastGiven?.source == .terminal
-            let prompt = (again ? "rwsecret: wrong passphrase; try again (\(attempt) of \(VaultPasswordStore.maximumPassphraseTries))\n" : "")
-                + "Vault passphrase: "
+            var note = ""
+            if attempt > 1, lastGiven?.source == .terminal {
+                note = "rwsecret: wrong passphrase; try again (\(attempt) of \(VaultPasswordStore.maximumPassphraseTries))\n"
+            } else if attempt > 1, lastGiven?.source == .sessionKeyring {
+                note = "rwsecret: the passphrase kept by `rwsecret vault unlock` does not open the vault (was it changed?)\n"
+            }
+            let prompt = note + "Vault passphrase: "
             return given(try ask(prompt), .terminal)
         case .create:
             if let value = Self.environmentPassphrase() { return given(value, .environment) }

@@ -45,9 +45,11 @@ struct VaultKillTests {
         // The new vault has no name until it is complete; only a kill in the microseconds
         // between naming it and renaming it over the vault can leave one (each write
         // sweeps what an earlier one left), and the next write removes it.
-        #expect(try leftovers().count <= 1, "left behind after 300 kills: \(try leftovers())")
+        let afterKills = try leftovers()
+        #expect(afterKills.count <= 1, "left behind after 300 kills: \(afterKills)")
         #expect(try BoundedProcess.run(["password", "add", "after"], stdin: "after secret", environment: environment).status == 0)
-        #expect(try leftovers().isEmpty, "left behind after the next write: \(try leftovers())")
+        let afterWrite = try leftovers()
+        #expect(afterWrite.isEmpty, "left behind after the next write: \(afterWrite)")
 
         let list = try BoundedProcess.run(["password", "list"], environment: environment)
         #expect(list.status == 0, "\(list.stderr)")

@@ -52,10 +52,17 @@ enum VaultFile {
     }
 
     /// The bytes of the open vault `fd`: at most `maximumSize`, else `vaultTooLarge`.
+    /// The buffer starts at the size `fstat` gave and grows only if the file did.
     static func readAll(_ fd: Int32, path: String) throws(StoreError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        var info = stat()
+        let expected = fstat(fd, &info) == 0 ? min(Int(info.st_size), maximumSize) : 0
+        var bytes = [UInt8](repeating: 0, count: expected + 1)
         var count = 0
-        while count < bytes.count {
+        while true {
+            if count == bytes.count {
+                guard bytes.count <= maximumSize else { break }
+                bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 1 << 16), maximumSize + 1 - bytes.count)))
+            }
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
             if n < 0 {
                 if errno == EINTR { continue }
