@@ -19,7 +19,7 @@ enum SessionKeyringProbe {
 }
 
 /// `rwsecret vault unlock|lock|passphrase`, `status` and the session keyring, run as the
-/// built binary. Each test first joins a new, empty session keyring on its own thread
+/// built binary. Each test first joins a new, empty session keyring on its thread
 /// (what `keyctl new_session` does; session keyrings are per thread since Linux 3.8),
 /// so the children it starts share that session and nothing else does.
 @Suite(.enabled(if: SessionKeyringProbe.refusal == nil, Comment(rawValue: SessionKeyringProbe.refusal ?? "")))
@@ -29,7 +29,9 @@ struct VaultCommandTests {
 
     var vaultPath: String { home.url.appendingPathComponent("data/rwsecret/vault").path }
 
-    init() throws {
+    /// A new, empty session keyring for this thread and the children it starts. Called first
+    /// in each test body: a synchronous body runs on one thread, the suite's init may not.
+    func privateSession() throws {
         try SessionKeyring.joinNewSession()
     }
 
@@ -46,6 +48,7 @@ struct VaultCommandTests {
     let noPassphrase: [String: String?] = ["RWSECRET_VAULT_PASSPHRASE": nil]
 
     @Test func unlockKeepsThePassphraseForLaterCommandsUntilLock() throws {
+        try privateSession()
         #expect(try rwsecret(["password", "add", "work"], stdin: "first secret").status == 0)
         #expect(try rwsecret(["password", "list"], env: noPassphrase).status == 69)
 
@@ -79,6 +82,7 @@ struct VaultCommandTests {
     }
 
     @Test func unlockChecksThePassphraseFirstAndNeedsAVault() throws {
+        try privateSession()
         let none = try rwsecret(["vault", "unlock"])
         #expect(none.status == 69)
         #expect(none.stderr.contains("there is no vault at"))
@@ -92,10 +96,12 @@ struct VaultCommandTests {
 
     @Test(arguments: ["0", "-1", "5x", "m", "", "1h-2m", "99999999999"])
     func badDurationsAreBadUsage(_ duration: String) throws {
+        try privateSession()
         #expect(try rwsecret(["vault", "unlock", "--for", duration]).status == 64, "--for \(duration)")
     }
 
     @Test func theKernelForgetsItWhenTheDurationEnds() throws {
+        try privateSession()
         #expect(try rwsecret(["password", "add", "work"], stdin: "first secret").status == 0)
         #expect(try rwsecret(["vault", "unlock", "--for", "1s"]).status == 0)
         // At least the duration later, never a bound on how fast.
@@ -105,6 +111,7 @@ struct VaultCommandTests {
     }
 
     @Test func changingThePassphraseIsAllOrNothingAndUpdatesWhatIsHeld() throws {
+        try privateSession()
         #expect(try rwsecret(["password", "add", "work"], stdin: "first secret").status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: vaultPath))
         let short = try rwsecret(["vault", "passphrase"], stdin: "short\n")
@@ -122,12 +129,14 @@ struct VaultCommandTests {
     }
 
     @Test func aGroupWithoutACommandIsBadUsage() throws {
+        try privateSession()
         let result = try rwsecret(["vault"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("unlock"))
     }
 
     @Test func renameKeepsThePlaceInTheChain() throws {
+        try privateSession()
         for (label, secret) in [("a", "alpha secret"), ("b", "bravo secret"), ("c", "charlie secret")] {
             #expect(try rwsecret(["password", "add", label], stdin: secret).status == 0)
         }
