@@ -80,7 +80,8 @@ enum VaultFile {
 
     /// Replaces the file at `path` (no symbolic link: resolve it first) with `bytes`,
     /// atomically, mode 0600. Call with the vault's lock held.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(StoreError) {
+    /// - Parameter unnamed: false skips `O_TMPFILE` and uses the named fallback (for tests).
+    static func replace(_ path: String, with bytes: [UInt8], unnamed: Bool = true) throws(StoreError) {
         try StoreFiles.createFolders(for: path)
         let folder = StoreFiles.folder(of: path)
         let name = StoreFiles.name(of: path)
@@ -91,9 +92,9 @@ enum VaultFile {
 
         // Unnamed until complete; a named temporary only where O_TMPFILE is not supported.
         var named: String?
-        var fd = openat(folderFD, ".", rws_o_tmpfile() | O_WRONLY | O_CLOEXEC, 0o600)
+        var fd = unnamed ? openat(folderFD, ".", rws_o_tmpfile() | O_WRONLY | O_CLOEXEC, 0o600) : -1
         if fd < 0 {
-            guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else {
+            guard !unnamed || [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else {
                 throw .io("cannot create a temporary file in \(folder): \(StoreFiles.errnoText())")
             }
             let candidate = temporaryPrefix(for: path) + randomSuffix()

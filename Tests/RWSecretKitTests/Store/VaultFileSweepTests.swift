@@ -1,5 +1,5 @@
 import Foundation
-import RWSecretKit
+@testable import RWSecretKit
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -25,5 +25,19 @@ struct VaultFileSweepTests {
         try vault.add(SecretBytes(utf8: "second"), label: "b")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == (kept + [".vault.Zz9yY8", "vault", "vault.lock"]).sorted())
+    }
+}
+
+extension VaultFileSweepTests {
+    /// The named fallback for file systems without `O_TMPFILE`: same result, nothing left behind.
+    @Test(arguments: [true, false])
+    func replacingWritesTheBytesAtMode0600AndLeavesNothingElse(unnamed: Bool) throws {
+        let path = folder.path + "/sub/vault"
+        try VaultFile.replace(path, with: Array("first version".utf8), unnamed: unnamed)
+        try VaultFile.replace(path, with: Array("second version".utf8), unnamed: unnamed)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "second version")
+        #expect(TemporaryFolder.mode(path) == 0o600)
+        #expect(TemporaryFolder.mode(folder.path + "/sub") == 0o700)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/sub") == ["vault"])
     }
 }
