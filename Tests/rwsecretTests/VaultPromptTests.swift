@@ -1,4 +1,5 @@
 import Foundation
+import RWSecretKit
 import Testing
 
 /// The vault's prompts on a real pseudo-terminal: a new vault's rules come before its
@@ -77,5 +78,24 @@ struct VaultPromptTests {
         #expect(screen.range(of: "at least 8 characters")!.lowerBound < screen.range(of: "New vault passphrase: ")!.lowerBound)
         #expect(try list(passphrase: "New-Passphrase-10") == (0, ["first"]))
         #expect(try list(passphrase: "Vault-Passphrase-9").status == 69)
+    }
+
+    @Test(.enabled(if: SessionKeyringProbe.refusal == nil, Comment(rawValue: SessionKeyringProbe.refusal ?? "")))
+    func unlockAsksOnTheTerminalAndLaterCommandsNeedNoPassphrase() throws {
+        // A private session keyring for this thread and the children it starts.
+        try SessionKeyring.joinNewSession()
+        var environment = self.environment
+        environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
+        #expect(try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment).status == 0)
+        let (status, screen) = try PseudoTerminal.converse(["vault", "unlock", "--for", "5m"], environment: self.environment, answers: [
+            ("Vault passphrase: ", "not it"), ("Vault passphrase: ", "Vault-Passphrase-9"),
+        ])
+        #expect(status == 0, "\(screen)")
+        #expect(screen.contains("kept in the session keyring until"))
+        // No variable, no terminal: the kept passphrase opens the vault, for decrypt too.
+        let decrypted = try RWSecretProcess.run(["decrypt"], stdin: Data((Messages.password("hello", "first secret") + "\n").utf8),
+                                                environment: self.environment)
+        #expect(decrypted.status == 0, "\(decrypted.stderr)")
+        #expect(decrypted.out == "hello\n")
     }
 }
