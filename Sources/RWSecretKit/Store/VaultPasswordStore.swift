@@ -71,7 +71,7 @@ public final class VaultPasswordStore: PasswordStore {
 
     @discardableResult
     public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
-        let labels = try modify { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
+        let labels = try modify(creating: true) { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
             let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
             for (password, label) in zip(passwords, labels) { entries.append(StoredPassword(label: label, secret: password.secret)) }
             return labels
@@ -134,15 +134,18 @@ public final class VaultPasswordStore: PasswordStore {
     // MARK: - Read-modify-write
 
     /// Runs `body` on the entries now on disk, under the lock, then writes them back.
-    private func modify<T>(_ body: (inout [StoredPassword]) throws(StoreError) -> T) throws(StoreError) -> T {
+    /// - Parameter creating: whether this change may create the vault (an add): only then is
+    ///   a new vault's passphrase asked, before the lock is taken so that other writers do
+    ///   not wait on a person typing. An absent vault left empty is not created.
+    private func modify<T>(creating: Bool = false, _ body: (inout [StoredPassword]) throws(StoreError) -> T) throws(StoreError) -> T {
         let target = try StoreFiles.resolvingLinks(path)
-        // A new vault's passphrase is asked before the lock is taken, so that other
-        // writers do not wait on a person typing.
-        if passphrase == nil, !StoreFiles.exists(target) { passphrase = try newPassphrase() }
+        if creating, passphrase == nil, !StoreFiles.exists(target) { passphrase = try newPassphrase() }
         let lock = try FileLock(path: target + ".lock", waiting: lockWaiting)
         defer { lock.unlock() }
+        let existed = StoreFiles.exists(target)
         var entries = try read(target)
         let result = try body(&entries)
+        if !existed && entries.isEmpty { return result }
         let key: SecretBytes
         if let passphrase { key = passphrase } else { key = try newPassphrase() }
         try write(entries, to: target, passphrase: key)

@@ -30,6 +30,15 @@ struct VaultPasswordStoreTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/missing"))
     }
 
+    @Test func changesToAnAbsentVaultDoNotCreateIt() throws {
+        let passphrase = Passphrase("short")
+        let vault = store(at: folder.path + "/vault", passphrase: passphrase)
+        #expect(throws: StoreError.unknownLabels(["a"])) { try vault.remove(labels: ["a"]) }
+        #expect(throws: StoreError.unknownLabels(["a"])) { try vault.rename("a", to: "b") }
+        #expect(passphrase.requests.isEmpty, "no new vault's passphrase asked for a change that cannot be made")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/vault"))
+    }
+
     @Test func roundTripKeepsOrderLabelsAndSecrets() throws {
         let path = folder.path + "/vault"
         let passphrase = Passphrase("correct horse battery")
