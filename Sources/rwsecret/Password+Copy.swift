@@ -57,26 +57,18 @@ extension RWSecret.Password {
             global.verboseLine("copying from the \(source.kind.rawValue) store (\(source.location)) to the \(destination.kind.rawValue) store (\(destination.location))")
             try source.open()
             let stored = try source.passwords()
-            if !labels.isEmpty { try Self.requireKnown(labels, in: stored.map(\.label)) }
+            if !labels.isEmpty { try type(of: source).requireKnown(labels, in: stored.map(\.label)) }
             let chosen = labels.isEmpty ? stored : stored.filter { labels.contains($0.label) }
             guard !chosen.isEmpty else {
                 if !global.quiet { Output.standardError.line("rwsecret: the \(source.kind.rawValue) store holds no password; nothing was copied") }
                 return
             }
             try destination.open()
-            let copied = try destination.add(chosen.map { PasswordToAdd(label: $0.label, secret: $0.secret) }) { secret, stored in
-                NotAlreadyStoredValidator(stored: stored).validate(secret).map { [$0] } ?? []
-            }
+            let copied = try destination.add(chosen.map { PasswordToAdd(label: $0.label, secret: $0.secret) })
             if !global.quiet {
                 let names = copied.map { "'\($0)'" }.joined(separator: ", ")
                 Output.standardError.line("rwsecret: copied \(copied.count) password\(copied.count == 1 ? "" : "s") to the \(destination.kind.rawValue) store: \(names)")
             }
-        }
-
-        private static func requireKnown(_ labels: [String], in existing: [String]) throws(StoreError) {
-            var unknown: [String] = []
-            for label in labels where !existing.contains(label) && !unknown.contains(label) { unknown.append(label) }
-            guard unknown.isEmpty else { throw .unknownLabels(unknown) }
         }
     }
 }

@@ -82,7 +82,14 @@ extension PasswordStore {
     /// refusing a secret that is already stored. Returns the label used.
     @discardableResult
     public func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String {
-        try add(secret, label: label) { secret, stored in
+        try add([PasswordToAdd(label: label, secret: secret)])[0]
+    }
+
+    /// Stores every password in `passwords`, or none, refusing labels that exist and
+    /// secrets already stored (each password is stored once). Returns the labels used.
+    @discardableResult
+    public func add(_ passwords: [PasswordToAdd]) throws(StoreError) -> [String] {
+        try add(passwords) { secret, stored in
             NotAlreadyStoredValidator(stored: stored).validate(secret).map { [$0] } ?? []
         }
     }
