@@ -87,6 +87,17 @@ struct VaultFileTests {
         #expect(result.stderr.contains("symbolic link"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target), "the link's target was created")
         #expect(try rwsecret(["password", "list"]).stdout == "one\n")
+
+        // Nor is a FIFO or a folder in its place used (nor can a FIFO hang the open).
+        try FileManager.default.removeItem(atPath: vaultPath + ".lock")
+        #expect(mkfifo(vaultPath + ".lock", 0o600) == 0)
+        let fifo = try rwsecret(["password", "add", "two"], stdin: "second secret", limit: 20)
+        #expect(fifo.status == 69 && fifo.stderr.contains("is a FIFO"), "\(fifo)")
+        try FileManager.default.removeItem(atPath: vaultPath + ".lock")
+        #expect(mkdir(vaultPath + ".lock", 0o700) == 0)
+        let folder = try rwsecret(["password", "add", "two"], stdin: "second secret", limit: 20)
+        #expect(folder.status == 69 && folder.stderr.contains("is a directory"), "\(folder)")
+        #expect(try rwsecret(["password", "list"]).stdout == "one\n")
     }
 
     @Test func aHeldLockIsWaitedForWithOneLineSayingSo() throws {

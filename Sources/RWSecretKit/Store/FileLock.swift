@@ -25,6 +25,7 @@ final class FileLock {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == ELOOP { throw .unsafeLockFile(path: path, kind: .symbolicLink) }
+            if errno == EISDIR { throw .unsafeLockFile(path: path, kind: .directory) }
             throw .io("cannot open the lock file \(path): \(StoreFiles.errnoText())")
         }
         var info = stat()
