@@ -10,7 +10,7 @@ extension StoreError {
     var exitStatus: ExitStatus {
         switch self {
         case .unavailable, .locked, .wrongPassphrase, .noPassphrase, .noVault, .vaultNotARegularFile,
-             .vaultTooLarge, .vaultDamaged, .unsafeLockFile, .sessionKeyring:
+             .vaultTooLarge, .vaultDamaged, .unsafeLockFile, .untrustedLink, .sessionKeyring:
             .unavailable
         case .labelExists, .labelsExist, .unknownLabels, .invalidLabel, .passphraseRejected, .passwordRejected:
             .dataError
@@ -37,7 +37,7 @@ extension StoreError {
             return "\(description); \(vaultAdvice)"
         case .vaultDamaged:
             return "\(description); restore it from a backup, or point --vault elsewhere"
-        case .unsafeLockFile:
+        case .unsafeLockFile, .untrustedLink:
             return "\(description); remove it if you did not put it there"
         case .sessionKeyring(_, let code) where code == ENOSYS || code == EPERM:
             return "\(description); use RWSECRET_VAULT_PASSPHRASE or the prompt instead"

@@ -77,6 +77,25 @@ struct VaultFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["vault"], "nothing written beside the link")
     }
 
+    /// The kernel's protected-symlinks rule, applied by the tool since it follows the link itself.
+    @Test(.enabled(if: geteuid() == 0, "needs root to give a symbolic link to another user"))
+    func aLinkPlantedByAnotherUserInAStickyFolderIsNotFollowed() throws {
+        let sticky = home.url.appendingPathComponent("sticky").path
+        #expect(mkdir(sticky, 0o777) == 0 && chmod(sticky, 0o1777) == 0)
+        let target = home.url.appendingPathComponent("victim.conf").path
+        let link = sticky + "/vault"
+        #expect(symlink(target, link) == 0)
+        #expect(lchown(link, 65534, 65534) == 0)
+        let result = try rwsecret(["password", "add", "one"], stdin: "first secret", env: ["RWSECRET_VAULT": link])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("belongs to another user"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        // The same link owned by the user who runs rwsecret is followed.
+        #expect(lchown(link, geteuid(), getegid()) == 0)
+        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret", env: ["RWSECRET_VAULT": link]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: target))
+    }
+
     @Test func theLockFileIsNeverCreatedThroughASymbolicLink() throws {
         #expect(try rwsecret(["password", "add", "one"], stdin: "first secret").status == 0)
         try FileManager.default.removeItem(atPath: vaultPath + ".lock")

@@ -132,11 +132,23 @@ enum StoreFiles {
 
     /// `path` with every symbolic link of its last component followed (a dangling link
     /// gives the path it points at, so a new file is created there), at most 40 links deep.
+    ///
+    /// Why the ownership rule: the links are followed here, not by the kernel, so the
+    /// kernel's protected-symlinks rule cannot apply; the same rule is applied instead —
+    /// a link in a sticky world-writable folder (such as /tmp) is followed only when it
+    /// belongs to this user or to the folder's owner, so another user cannot aim a write
+    /// at a file of their choosing.
     static func resolvingLinks(_ path: String) throws(StoreError) -> String {
         var current = path
         for _ in 0..<40 {
             var info = stat()
             guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var folderInfo = stat()
+            if stat(folder(of: current), &folderInfo) == 0,
+               folderInfo.st_mode & S_ISVTX != 0, folderInfo.st_mode & S_IWOTH != 0,
+               info.st_uid != geteuid(), info.st_uid != folderInfo.st_uid {
+                throw .untrustedLink(path: current, owner: info.st_uid)
+            }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let count = readlink(current, &buffer, buffer.count - 1)
             guard count > 0 else { throw .io("cannot read the symbolic link \(current): \(errnoText())") }

@@ -33,6 +33,9 @@ public enum StoreError: Error, Sendable, Equatable {
     case vaultDamaged(path: String, detail: String)
     /// The lock file is not a regular file (a symbolic link is never followed). (Exit 69.)
     case unsafeLockFile(path: String, kind: FileKind)
+    /// A symbolic link on the way to the vault belongs to another user (`owner`) and sits in a
+    /// sticky world-writable folder, so it is not followed (the protected-symlinks rule). (Exit 69.)
+    case untrustedLink(path: String, owner: UInt32)
     /// The kernel's session keyring refused `operation` with `errno`. (Exit 69.)
     case sessionKeyring(operation: String, errno: Int32)
 }
@@ -81,6 +84,8 @@ extension StoreError: CustomStringConvertible {
             "the vault \(path) is larger than \(limit >> 20) MiB (\(size) bytes), so it is not a vault; it was not read"
         case .vaultDamaged(let path, let detail): "the vault \(path) is damaged (\(detail))"
         case .unsafeLockFile(let path, let kind): "the lock file \(path) is \(kind.withArticle), not a regular file; it is not used"
+        case .untrustedLink(let path, let owner):
+            "the symbolic link \(path) belongs to another user (uid \(owner)) in a sticky world-writable folder; it was not followed"
         case .sessionKeyring(let operation, let code): "the kernel's session keyring cannot \(operation): \(SessionKeyring.describe(errno: code))"
         }
     }
