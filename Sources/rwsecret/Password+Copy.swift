@@ -21,15 +21,11 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Option(help: ArgumentHelp("The store to copy into: keyring or file.", valueName: "store"))
-        var to: Destination
+        @Option(help: ArgumentHelp("The store to copy into.", valueName: "store"))
+        var to: StoreKind
 
         @Argument(help: ArgumentHelp("The labels to copy (default: all).", valueName: "label"))
         var labels: [String] = []
-
-        enum Destination: String, ExpressibleByArgument, CaseIterable {
-            case keyring, file
-        }
 
         func run() throws {
             let global = try group.globals(self.global)
@@ -71,4 +67,14 @@ extension RWSecret.Password {
             }
         }
     }
+}
+
+/// `--to keyring|file`: the library's store kinds (the in-memory store is no destination).
+extension StoreKind: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let kind = StoreKind(rawValue: argument), kind != .memory else { return nil }
+        self = kind
+    }
+
+    public static var allValueStrings: [String] { [StoreKind.keyring.rawValue, StoreKind.file.rawValue] }
 }
