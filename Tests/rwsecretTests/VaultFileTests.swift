@@ -39,7 +39,7 @@ struct VaultFileTests {
             #expect(mkdir(path, 0o700) == 0)
         }
         for arguments in [["password", "list"], ["status"], ["password", "add", "x"]] {
-            let result = try rwsecret(arguments, stdin: "a new secret", env: ["RWSECRET_VAULT": path], limit: 20)
+            let result = try rwsecret(arguments, stdin: "a new secret\n", env: ["RWSECRET_VAULT": path], limit: 20)
             #expect(!result.timedOut, "\(arguments) on \(vault) did not finish")
             if arguments == ["status"] {
                 #expect(result.status == 0, "\(result.stderr)")
@@ -68,8 +68,8 @@ struct VaultFileTests {
         let link = links + "/vault"
         #expect(symlink("../real/vault", link) == 0, "a relative link, resolved from its own folder")
         // A new vault through a dangling link is created at the link's target.
-        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret", env: ["RWSECRET_VAULT": link]).status == 0)
-        #expect(try rwsecret(["password", "add", "two"], stdin: "second secret", env: ["RWSECRET_VAULT": link]).status == 0)
+        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret\n", env: ["RWSECRET_VAULT": link]).status == 0)
+        #expect(try rwsecret(["password", "add", "two"], stdin: "second secret\n", env: ["RWSECRET_VAULT": link]).status == 0)
         var info = stat()
         #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
         #expect(lstat(real + "/vault", &info) == 0 && info.st_mode & S_IFMT == S_IFREG)
@@ -86,22 +86,22 @@ struct VaultFileTests {
         let link = sticky + "/vault"
         #expect(symlink(target, link) == 0)
         #expect(lchown(link, 65534, 65534) == 0)
-        let result = try rwsecret(["password", "add", "one"], stdin: "first secret", env: ["RWSECRET_VAULT": link])
+        let result = try rwsecret(["password", "add", "one"], stdin: "first secret\n", env: ["RWSECRET_VAULT": link])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("belongs to another user"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
         // The same link owned by the user who runs rwsecret is followed.
         #expect(lchown(link, geteuid(), getegid()) == 0)
-        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret", env: ["RWSECRET_VAULT": link]).status == 0)
+        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret\n", env: ["RWSECRET_VAULT": link]).status == 0)
         #expect(FileManager.default.fileExists(atPath: target))
     }
 
     @Test func theLockFileIsNeverCreatedThroughASymbolicLink() throws {
-        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret").status == 0)
+        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret\n").status == 0)
         try FileManager.default.removeItem(atPath: vaultPath + ".lock")
         let target = home.url.appendingPathComponent("planted-target").path
         #expect(symlink(target, vaultPath + ".lock") == 0)
-        let result = try rwsecret(["password", "add", "two"], stdin: "second secret")
+        let result = try rwsecret(["password", "add", "two"], stdin: "second secret\n")
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("symbolic link"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target), "the link's target was created")
@@ -110,17 +110,17 @@ struct VaultFileTests {
         // Nor is a FIFO or a folder in its place used (nor can a FIFO hang the open).
         try FileManager.default.removeItem(atPath: vaultPath + ".lock")
         #expect(mkfifo(vaultPath + ".lock", 0o600) == 0)
-        let fifo = try rwsecret(["password", "add", "two"], stdin: "second secret", limit: 20)
+        let fifo = try rwsecret(["password", "add", "two"], stdin: "second secret\n", limit: 20)
         #expect(fifo.status == 69 && fifo.stderr.contains("is a FIFO"), "\(fifo)")
         try FileManager.default.removeItem(atPath: vaultPath + ".lock")
         #expect(mkdir(vaultPath + ".lock", 0o700) == 0)
-        let folder = try rwsecret(["password", "add", "two"], stdin: "second secret", limit: 20)
+        let folder = try rwsecret(["password", "add", "two"], stdin: "second secret\n", limit: 20)
         #expect(folder.status == 69 && folder.stderr.contains("is a directory"), "\(folder)")
         #expect(try rwsecret(["password", "list"]).stdout == "one\n")
     }
 
     @Test func aHeldLockIsWaitedForWithOneLineSayingSo() throws {
-        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret").status == 0)
+        #expect(try rwsecret(["password", "add", "one"], stdin: "first secret\n").status == 0)
         let lockFD = open(vaultPath + ".lock", O_RDWR | O_CLOEXEC)
         #expect(lockFD >= 0)
         defer { close(lockFD) }
@@ -139,7 +139,7 @@ struct VaultFileTests {
     // Regression: "already stored" was checked outside the lock; 32 concurrent adds of
     // one secret stored 32 copies.
     @Test func concurrentAddsOfOneSecretStoreItOnce() throws {
-        #expect(try rwsecret(["password", "add", "seed"], stdin: "seed secret").status == 0)
+        #expect(try rwsecret(["password", "add", "seed"], stdin: "seed secret\n").status == 0)
         let children = try (0..<12).map { _ in
             try BoundedProcess(["password", "add"], stdin: Data("the same secret\n".utf8), environment: env(), limit: 120)
         }

@@ -96,3 +96,11 @@ final class BoundedProcess: @unchecked Sendable {
         return (status, out, err, child.timedOut)
     }
 }
+
+// A failed expectation reflects the values it names; Foundation's Process and pipes do not
+// survive reflection (the test process crashed), so show only what matters.
+extension BoundedProcess: CustomReflectable {
+    var customMirror: Mirror {
+        Mirror(self, children: ["pid": pid, "timedOut": timedOut, "standardError": standardError])
+    }
+}
