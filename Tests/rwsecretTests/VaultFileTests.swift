@@ -137,12 +137,22 @@ struct VaultFileTests {
     }
 
     // Regression: "already stored" was checked outside the lock; 32 concurrent adds of
-    // one secret stored 32 copies.
+    // one secret stored 32 copies. The test holds the lock while the adds start, so that
+    // all of them are under way at once (whatever the machine's load), then lets them go.
     @Test func concurrentAddsOfOneSecretStoreItOnce() throws {
         #expect(try rwsecret(["password", "add", "seed"], stdin: "seed secret\n").status == 0)
+        let lockFD = open(vaultPath + ".lock", O_RDWR | O_CLOEXEC)
+        #expect(lockFD >= 0)
+        defer { close(lockFD) }
+        #expect(flock(lockFD, LOCK_EX) == 0)
         let children = try (0..<12).map { _ in
             try BoundedProcess(["password", "add"], stdin: Data("the same secret\n".utf8), environment: env(), limit: 120)
         }
+        // Each says it waits once it has waited a second; no duration is asserted.
+        let deadline = Date().addingTimeInterval(60)
+        let waiting = children.filter { $0.waitForStandardError(containing: "waiting for the vault lock", limit: max(0, deadline.timeIntervalSinceNow)) }
+        #expect(waiting.count == children.count, "all waited for the lock held by the test")
+        flock(lockFD, LOCK_UN)
         let statuses = children.map { $0.wait().status }
         #expect(statuses.filter { $0 == 0 }.count == 1, "\(statuses)")
         #expect(statuses.filter { $0 == 65 }.count == 11, "\(statuses)")
