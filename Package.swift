@@ -22,20 +22,20 @@ let package = Package(
             name: "CLibSecret",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // Linux calls and constants Swift's Glibc module does not import (prctl, O_TMPFILE).
-        .systemLibrary(name: "CSystem"),
+        // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
+        .systemLibrary(name: "CLinuxSyscalls"),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
         .target(
             name: "RWSecretKit",
-            dependencies: ["COpenSSL", "CLibSecret", "CSHA1Kernel", "CSystem"],
+            dependencies: ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel"],
             linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(
             name: "rwsecret",
             dependencies: [
                 "RWSecretKit",
-                "CSystem",
+                "CLinuxSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
         ),

@@ -34,15 +34,8 @@ struct CommandFailure: Error {
 }
 
 extension CommandFailure {
-    /// The one place store errors become exit statuses.
+    /// The one place store errors become exit statuses (see `StoreError+Words.swift`).
     init(_ error: StoreError) {
-        switch error {
-        case .unavailable, .locked: self.init(.unavailable, error.description)
-        case .labelExists, .unknownLabels, .invalidLabel: self.init(.dataError, error.description)
-        case .passphraseRejected(let failures):
-            // One `rwsecret: ` line per failure.
-            self.init(.dataError, failures.map { "vault passphrase: \($0)" }.joined(separator: "\nrwsecret: "))
-        case .io: self.init(.ioError, error.description)
-        }
+        self.init(error.exitStatus, error.words)
     }
 }

@@ -25,45 +25,29 @@ extension GlobalOptions {
         let choice = try chooseStore()
         verboseLine("store: \(choice.kind.rawValue) (\(choice.reason))")
         do {
-            let store = try storeSelector.open(choice, passphrase: Self.vaultPassphrase)
-            if let keyring = store as? KeyringPasswordStore, keyring.isLocked {
-                throw StoreError.locked(advice: KeyringPasswordStore.lockedAdvice)
-            }
-            if let vault = store as? VaultPasswordStore { try vault.unlock() }
+            let store = try openUnready(choice)
+            try store.open()
             verboseLine("store location: \(store.location)")
             return store
-        } catch let error as StoreError {
+        } catch {
             throw CommandFailure(error)
         }
     }
 
-    /// The vault passphrase: `RWSECRET_VAULT_PASSPHRASE`, else asked without echo when
-    /// stdin and stderr are terminals (twice for a new vault), else 69 with advice.
-    static func vaultPassphrase(_ request: VaultPasswordStore.PassphraseRequest) throws(StoreError) -> SecretBytes {
-        if let value = SecretEnvironment.vaultPassphrase { return value }
-        guard Terminal.isInteractive else {
-            throw .unavailable(
-                reason: "the vault needs its passphrase and there is no terminal to ask it on",
-                advice: "set RWSECRET_VAULT_PASSPHRASE")
-        }
-        do {
-            switch request {
-            case .open:
-                return try Terminal.readSecret(prompt: "Vault passphrase: ")
-            case .create:
-                let first = try Terminal.readSecret(prompt: "New vault passphrase: ")
-                let second = try Terminal.readSecret(prompt: "Again: ")
-                guard first.isEqual(to: second) else {
-                    throw StoreError.passphraseRejected([ValidationFailure(
-                        domain: "org.rwsecret.prompt", code: 1,
-                        description: "the two passphrases differ", reason: "type the same passphrase twice")])
-                }
-                return first
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .unavailable(reason: "cannot ask for the vault passphrase (\(error))", advice: "set RWSECRET_VAULT_PASSPHRASE")
+    /// The chosen store, not yet opened (a locked keyring, an unread vault).
+    func openUnready(_ choice: StoreSelector.Choice) throws(StoreError) -> any PasswordStore {
+        let selector = storeSelector
+        let passphrase = VaultPassphrase(vaultPath: choice.vaultPath ?? selector.vaultPath().path)
+        return try selector.open(choice, passphrase: passphrase.provider, lockWaiting: lockWaitingNotice(choice.kind))
+    }
+
+    /// The line said once when another process has held the store's lock for a second.
+    func lockWaitingNotice(_ kind: StoreKind) -> () -> Void {
+        let quiet = self.quiet
+        let what = kind == .keyring ? "keyring" : "vault"
+        return {
+            guard !quiet else { return }
+            Output.standardError.line("rwsecret: waiting for the \(what) lock held by another rwsecret process…")
         }
     }
 }

@@ -45,15 +45,16 @@ extension RWSecret.Password {
 
             let store = try global.openStore()
             do {
-                // Now with "not already stored": every failure together.
-                let stored = try store.passwords().map(\.secret)
-                let all = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require.first, stored: stored)
-                try report(all.validate(secret))
-                let used = try store.add(secret, label: label)
+                // "Not already stored" and the label choice run under the store's lock, so
+                // that concurrent adds neither store one secret twice nor take one label twice.
+                let minLength = self.minLength, requirement = require.first
+                let used = try store.add(secret, label: label) { secret, stored in
+                    CompositeValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
+                }
                 if !global.quiet {
                     Output.standardError.line("rwsecret: stored password '\(used)' (\(store.kind.rawValue) store)")
                 }
-            } catch let error as StoreError {
+            } catch {
                 throw CommandFailure(error)
             }
         }

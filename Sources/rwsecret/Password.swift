@@ -2,12 +2,12 @@ import ArgumentParser
 import RWSecretKit
 
 extension RWSecret {
-    /// `rwsecret password add|remove|list`.
+    /// `rwsecret password add|remove|list|rename|copy`.
     struct Password: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "password",
-            abstract: "Add, remove and list stored passwords.",
-            subcommands: [Add.self, Remove.self, List.self]
+            abstract: "Add, remove, list, rename and copy stored passwords.",
+            subcommands: [Add.self, Remove.self, List.self, Rename.self, Copy.self]
         )
 
         @OptionGroup var global: GlobalOptions

@@ -1,4 +1,4 @@
-import CSystem
+import CLinuxSyscalls
 import RWSecretKit
 #if canImport(Glibc)
 import Glibc

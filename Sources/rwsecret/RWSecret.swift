@@ -15,7 +15,7 @@ struct RWSecret: ParsableCommand {
             running. No option ever takes a password on the command line.
             """,
         version: RWSecretKit.version,
-        subcommands: [Decrypt.self, Encrypt.self, Password.self, Status.self]
+        subcommands: [Decrypt.self, Encrypt.self, Password.self, Vault.self, Status.self]
     )
 
     @OptionGroup var global: GlobalOptions

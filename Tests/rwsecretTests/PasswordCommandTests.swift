@@ -179,17 +179,17 @@ struct PasswordCommandTests {
     @Test func statusOfTheVault() throws {
         let empty = try rwsecret(["status"])
         #expect(empty.status == 0)
-        #expect(empty.outLines.count == 5)
+        #expect(empty.outLines.count == 6)
         #expect(empty.outLines[0] == "store: file")
         #expect(empty.outLines[1] == "location: \(vaultPath)")
         #expect(empty.outLines[2].hasPrefix("reason: auto: "))
-        #expect(empty.outLines[3...] == ["passwords: 0", "locked: no"])
+        #expect(empty.outLines[3...] == ["passwords: 0", "locked: no", "passphrase cached: no"])
 
         #expect(try rwsecret(["password", "add"], stdin: "one secret").status == 0)
-        #expect(try rwsecret(["status", "--store", "file"]).outLines[3...] == ["passwords: 1", "locked: no"])
+        #expect(try rwsecret(["status", "--store", "file"]).outLines[3...] == ["passwords: 1", "locked: no", "passphrase cached: no"])
         let wrong = try rwsecret(["status"], env: ["RWSECRET_VAULT_PASSPHRASE": "wrong wrong"])
         #expect(wrong.status == 0)
-        #expect(wrong.outLines[3...] == ["passwords: unknown", "locked: yes"])
+        #expect(wrong.outLines[3...] == ["passwords: unknown", "locked: yes", "passphrase cached: no"])
     }
 
     @Test func keyringWithoutABusIs69WithAdvice() throws {

@@ -78,7 +78,10 @@ struct PasswordPromptTests {
         ])
         #expect(status == 0, "\(screen)")
         #expect(screen.contains("first"))
-        let wrong = try converse(["password", "list"], environment: environment, answers: [("Vault passphrase: ", "not it at all")])
+        // Three tries in all on a terminal.
+        let wrong = try converse(["password", "list"], environment: environment, answers: [
+            ("Vault passphrase: ", "not it at all"), ("Vault passphrase: ", "still not it"), ("Vault passphrase: ", "never it"),
+        ])
         #expect(wrong.status == 69)
         #expect(wrong.screen.contains("wrong passphrase"))
     }

@@ -10,6 +10,7 @@
 public final class KeyringPasswordStore: PasswordStore {
     private let client: SecretServiceClient
     private let lockPath: String
+    private let lockWaiting: () -> Void
     private let observers = PasswordStoreObservers()
 
     /// The default collection's object path.
@@ -24,8 +25,11 @@ public final class KeyringPasswordStore: PasswordStore {
 
     /// Opens the keyring's default collection. A locked collection still opens
     /// (so `status` can report it); its operations then throw `locked`.
-    /// - Parameter lockPath: the lock file taken around label choice and writing.
-    public init(lockPath: String) throws(StoreError) {
+    /// - Parameters:
+    ///   - lockPath: the lock file taken around label choice and writing.
+    ///   - lockWaiting: called once when another process has held the lock for a second.
+    public init(lockPath: String, lockWaiting: @escaping () -> Void = {}) throws(StoreError) {
+        self.lockWaiting = lockWaiting
         client = try SecretServiceClient.shared()
         guard let collection = try client.defaultCollection() else {
             throw SecretServiceClient.storeError(
@@ -45,7 +49,10 @@ public final class KeyringPasswordStore: PasswordStore {
         try items().map(\.label)
     }
 
-    public func passwords() throws(StoreError) -> [StoredPassword] {
+    public func passwords() throws(StoreError) -> [StoredPassword] { try itemsWithSecrets() }
+
+    /// Every password in the order added.
+    private func itemsWithSecrets() throws(StoreError) -> [StoredPassword] {
         let entries = try client.itemsWithSecrets()
         if entries.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
         var result: [StoredPassword] = []
@@ -57,21 +64,58 @@ public final class KeyringPasswordStore: PasswordStore {
         return result
     }
 
+    /// Throws `locked` when the collection was locked when opened.
+    public func open() throws(StoreError) {
+        if isLocked { throw .locked(advice: SecretServiceClient.lockedAdvice) }
+    }
+
     @discardableResult
-    public func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String {
-        let lock = try FileLock(path: lockPath)
+    public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+        let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
-        let existing = try items()
-        let label = try Self.labelToAdd(label, taken: existing.map(\.label))
-        let order = (existing.map(\.order).max() ?? 0) + 1
-        try client.store(label: label, order: order, secret: secret)
+        let existing = try itemsWithSecrets()
+        let labels = try Self.plan(passwords, taken: existing.map(\.label), stored: existing.map(\.secret), check: check)
+        var order = (try items().map(\.order).max() ?? 0)
+        var stored: [String] = []
+        for (password, label) in zip(passwords, labels) {
+            order += 1
+            do throws(StoreError) {
+                try client.store(label: label, order: order, secret: password.secret)
+                stored.append(label)
+            } catch {
+                // All or nothing: take back what this call stored.
+                for label in stored { _ = try? client.clear(label: label) }
+                throw error
+            }
+        }
         lock.unlock()
-        observers.notify(self, .added(label: label))
-        return label
+        for label in labels { observers.notify(self, .added(label: label)) }
+        return labels
+    }
+
+    /// Stores the item again under `newLabel` with the same order, then removes the old one.
+    public func rename(_ label: String, to newLabel: String) throws(StoreError) {
+        let lock = try FileLock(path: lockPath, waiting: lockWaiting)
+        defer { lock.unlock() }
+        let entries = try client.itemsWithSecrets()
+        if entries.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
+        try Self.checkRename(label, to: newLabel, in: entries.map(\.item.label))
+        guard label != newLabel else { return }
+        guard let entry = entries.first(where: { $0.item.label == label }) else { throw .unknownLabels([label]) }
+        guard let secret = entry.secret else { throw emptyAnswer() }
+        try client.store(label: newLabel, order: entry.item.order, secret: secret)
+        do throws(StoreError) {
+            if try !client.clear(label: label) { throw emptyAnswer() }
+        } catch {
+            _ = try? client.clear(label: newLabel)
+            throw error
+        }
+        lock.unlock()
+        observers.notify(self, .renamed(from: label, to: newLabel))
     }
 
     public func remove(labels: [String]) throws(StoreError) {
-        let lock = try FileLock(path: lockPath)
+        let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
         try Self.requireKnown(labels, in: try items().map(\.label))
         var cleared: Set<String> = []

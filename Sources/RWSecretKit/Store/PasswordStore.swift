@@ -16,29 +16,60 @@ public enum StoreKind: String, Sendable {
     case keyring, file, memory
 }
 
+/// A password to store: its label (nil: the lowest free `password-N`) and its secret.
+public struct PasswordToAdd: Sendable {
+    public let label: String?
+    public let secret: SecretBytes
+
+    public init(label: String?, secret: SecretBytes) {
+        self.label = label
+        self.secret = secret
+    }
+}
+
+/// Checks a password to add against the secrets stored at that moment (called under
+/// the store's lock); returns every failure, or none to accept it.
+public typealias StoredSecretsCheck = (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]
+
 /// An ordered collection of labelled passwords: the Adapter every password source sits behind.
+///
+/// Complete enough that a caller never needs the concrete type: what kind of store,
+/// where, whether it is locked, and every change the tool offers.
 ///
 /// Implementation requirements:
 /// - `labels()` and `passwords()` return the stored order (the order added).
-/// - `add` and `remove` are all-or-nothing, and announce the change to every
-///   observer after it has been made (`PasswordStoreObservers`).
+/// - `add`, `remove` and `rename` are all-or-nothing, happen under an exclusive lock
+///   (label choice and the `check` of `add` included, so concurrent writers in other
+///   processes neither take one label twice nor store one secret twice), and announce
+///   the change to every observer after it has been made (`PasswordStoreObservers`).
 /// - No error's description may contain a secret.
 public protocol PasswordStore: AnyObject {
     /// The kind of store.
     var kind: StoreKind { get }
     /// Where it lives: a collection path, a vault path, or `memory`.
     var location: String { get }
+    /// Whether the store was found locked (a locked keyring collection); its
+    /// operations then throw `locked`. A vault is opened with its passphrase instead.
+    var isLocked: Bool { get }
 
+    /// Makes the store ready to use, so that errors surface before any work: throws
+    /// `locked` for a locked keyring; asks an existing vault's passphrase and checks it.
+    func open() throws(StoreError)
     /// The labels in stored order, without reading any secret.
     func labels() throws(StoreError) -> [String]
     /// Every password in stored order.
     func passwords() throws(StoreError) -> [StoredPassword]
-    /// Stores `secret` under `label`, or under the lowest free `password-N` when `label` is nil.
-    /// Returns the label used. Refuses a label that exists (`labelExists`).
+    /// Stores every password in `passwords`, in order, or none of them. Refuses a
+    /// label that exists (`labelsExist`, naming each), and a secret that `check`
+    /// rejects given the secrets stored at that moment (`passwordRejected`).
+    /// Returns the labels used.
     @discardableResult
-    func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String
+    func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String]
     /// Removes every label in `labels`, or none of them when one is unknown (`unknownLabels`).
     func remove(labels: [String]) throws(StoreError)
+    /// Renames `label` to `newLabel`, keeping its place in the stored order. Throws
+    /// `unknownLabels` when `label` is not stored, `labelExists` when `newLabel` is.
+    func rename(_ label: String, to newLabel: String) throws(StoreError)
 
     /// Registers `observer` (held weakly) for changes made through this store.
     func addObserver(_ observer: any PasswordStoreObserver)
@@ -46,10 +77,36 @@ public protocol PasswordStore: AnyObject {
     func removeObserver(_ observer: any PasswordStoreObserver)
 }
 
+extension PasswordStore {
+    /// Stores `secret` under `label`, or under the lowest free `password-N` when `label` is nil,
+    /// refusing a secret that is already stored. Returns the label used.
+    @discardableResult
+    public func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String {
+        try add([PasswordToAdd(label: label, secret: secret)])[0]
+    }
+
+    /// Stores every password in `passwords`, or none, refusing labels that exist and
+    /// secrets already stored (each password is stored once). Returns the labels used.
+    @discardableResult
+    public func add(_ passwords: [PasswordToAdd]) throws(StoreError) -> [String] {
+        try add(passwords) { secret, stored in
+            NotAlreadyStoredValidator(stored: stored).validate(secret).map { [$0] } ?? []
+        }
+    }
+
+    /// Stores `secret` under `label` (or the lowest free `password-N`) when `check` accepts it
+    /// given the secrets stored at that moment. Returns the label used.
+    @discardableResult
+    public func add(_ secret: SecretBytes, label: String?, check: StoredSecretsCheck) throws(StoreError) -> String {
+        try add([PasswordToAdd(label: label, secret: secret)], check: check)[0]
+    }
+}
+
 /// A change made through a store.
 public enum PasswordStoreChange: Sendable, Equatable {
     case added(label: String)
     case removed(labels: [String])
+    case renamed(from: String, to: String)
     case reordered
 }
 
@@ -97,6 +154,41 @@ extension PasswordStore {
         try PasswordLabel.validate(label)
         guard !taken.contains(label) else { throw .labelExists(label) }
         return label
+    }
+
+    /// The labels for `passwords` (nil: the lowest free `password-N` not yet taken, in turn),
+    /// checked against `taken`: `invalidLabel`, or `labelsExist` naming every clash.
+    /// `check` runs on each secret against the stored ones and those added before it.
+    public static func plan(_ passwords: [PasswordToAdd], taken: [String], stored: [SecretBytes],
+                            check: StoredSecretsCheck) throws(StoreError) -> [String] {
+        var used = taken
+        var clashes: [String] = []
+        var labels: [String] = []
+        for password in passwords {
+            let label = password.label ?? nextFreeLabel(used)
+            try PasswordLabel.validate(label)
+            if used.contains(label) { if !clashes.contains(label) { clashes.append(label) } } else { used.append(label) }
+            labels.append(label)
+        }
+        guard clashes.isEmpty else {
+            throw passwords.count == 1 ? .labelExists(clashes[0]) : .labelsExist(clashes)
+        }
+        var secrets = stored
+        for (password, label) in zip(passwords, labels) {
+            let failures = check(password.secret, secrets)
+            guard failures.isEmpty else {
+                throw .passwordRejected(label: passwords.count == 1 ? nil : label, failures)
+            }
+            secrets.append(password.secret)
+        }
+        return labels
+    }
+
+    /// The checks of `rename`: `label` is stored, `newLabel` is valid and free.
+    public static func checkRename(_ label: String, to newLabel: String, in existing: [String]) throws(StoreError) {
+        try PasswordLabel.validate(newLabel)
+        try requireKnown([label], in: existing)
+        if newLabel != label, existing.contains(newLabel) { throw .labelExists(newLabel) }
     }
 
     /// Throws `unknownLabels` naming the labels of `labels` that `existing` lacks

@@ -1,4 +1,4 @@
-/// Why a store operation failed. Descriptions never contain a secret.
+/// Why a store operation failed: facts, for the tool to word. Descriptions never contain a secret.
 public enum StoreError: Error, Sendable, Equatable {
     /// The store cannot be reached or opened; `advice` says what to do. (Exit 69.)
     case unavailable(reason: String, advice: String)
@@ -6,6 +6,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case locked(advice: String)
     /// The label is already in use. (Exit 65.)
     case labelExists(String)
+    /// These labels are already in use in the destination (all or nothing: none was added). (Exit 65.)
+    case labelsExist([String])
     /// These labels are not stored. (Exit 65.)
     case unknownLabels([String])
     /// The label breaks the label rules. (Exit 65.)
@@ -14,6 +16,48 @@ public enum StoreError: Error, Sendable, Equatable {
     case io(String)
     /// A new vault's passphrase was rejected by these validators. (Exit 65.)
     case passphraseRejected([ValidationFailure])
+    /// A password to add was rejected, under the store's lock, by these validators
+    /// (for example "already stored"); `label` names it when one was given. (Exit 65.)
+    case passwordRejected(label: String?, [ValidationFailure])
+    /// The vault's passphrase was wrong every time it was given; the vault is unchanged. (Exit 69.)
+    case wrongPassphrase(path: String)
+    /// No passphrase could be had to open or create the vault (`reason` says why). (Exit 69.)
+    case noPassphrase(path: String, reason: String)
+    /// There is no vault file at `path` yet. (Exit 69.)
+    case noVault(path: String)
+    /// The vault's file is not a regular file (it is `kind`), so it is not read. (Exit 69.)
+    case vaultNotARegularFile(path: String, kind: FileKind)
+    /// The vault's file is larger than `limit` bytes, so it is not read. (Exit 69.)
+    case vaultTooLarge(path: String, size: Int64, limit: Int)
+    /// The vault decrypted but its contents are malformed, or it is not a vault at all. (Exit 69.)
+    case vaultDamaged(path: String, detail: String)
+    /// The lock file is not a regular file (a symbolic link is never followed). (Exit 69.)
+    case unsafeLockFile(path: String, kind: FileKind)
+    /// A symbolic link on the way to the vault belongs to another user (`owner`) and sits in a
+    /// sticky world-writable folder, so it is not followed (the protected-symlinks rule). (Exit 69.)
+    case untrustedLink(path: String, owner: UInt32)
+    /// The kernel's session keyring refused `operation` with `errno`. (Exit 69.)
+    case sessionKeyring(operation: String, errno: Int32)
+}
+
+/// What a path names, for messages about files that are not what they should be.
+public enum FileKind: String, Sendable, Equatable {
+    case regularFile = "regular file"
+    case directory
+    case fifo = "FIFO"
+    case characterDevice = "character device"
+    case blockDevice = "block device"
+    case socket
+    case symbolicLink = "symbolic link"
+    case unknown = "special file"
+
+    /// `a FIFO`, `a directory`…
+    public var withArticle: String {
+        switch self {
+        case .fifo: "a FIFO"
+        default: "a \(rawValue)"
+        }
+    }
 }
 
 extension StoreError: CustomStringConvertible {
@@ -22,11 +66,27 @@ extension StoreError: CustomStringConvertible {
         case .unavailable(let reason, let advice): advice.isEmpty ? reason : "\(reason); \(advice)"
         case .locked(let advice): "the password store is locked; \(advice)"
         case .labelExists(let label): "a password labelled '\(label)' already exists"
+        case .labelsExist(let labels):
+            (labels.count == 1 ? "a password labelled " : "passwords labelled ")
+                + labels.map { "'\($0)'" }.joined(separator: ", ") + (labels.count == 1 ? " already exists" : " already exist")
         case .unknownLabels(let labels): "no password labelled " + labels.map { "'\($0)'" }.joined(separator: ", ")
         case .invalidLabel(_, let reason): "bad label: \(reason)"
         case .io(let what): what
         case .passphraseRejected(let failures):
             failures.map { "vault passphrase: \($0)" }.joined(separator: "\n")
+        case .passwordRejected(let label, let failures):
+            failures.map { (label.map { "'\($0)': " } ?? "") + "\($0)" }.joined(separator: "\n")
+        case .wrongPassphrase(let path): "wrong passphrase for the vault \(path) (the vault was not changed)"
+        case .noPassphrase(let path, let reason): "the vault \(path) needs its passphrase: \(reason)"
+        case .noVault(let path): "there is no vault at \(path) yet"
+        case .vaultNotARegularFile(let path, let kind): "the vault \(path) is not a regular file (it is \(kind.withArticle)); it was not read"
+        case .vaultTooLarge(let path, let size, let limit):
+            "the vault \(path) is larger than \(limit >> 20) MiB (\(size) bytes), so it is not a vault; it was not read"
+        case .vaultDamaged(let path, let detail): "the vault \(path) is damaged (\(detail))"
+        case .unsafeLockFile(let path, let kind): "the lock file \(path) is \(kind.withArticle), not a regular file; it is not used"
+        case .untrustedLink(let path, let owner):
+            "the symbolic link \(path) belongs to another user (uid \(owner)) in a sticky world-writable folder; it was not followed"
+        case .sessionKeyring(let operation, let code): "the kernel's session keyring cannot \(operation): \(SessionKeyring.describe(errno: code))"
         }
     }
 }

@@ -78,18 +78,33 @@ public struct StoreSelector: Sendable {
     }
 
     /// Opens the chosen store. A keyring that answers but is locked still opens
-    /// (check `isLocked`); the vault asks `passphrase` only when it must read or create the file.
-    public func open(_ choice: Choice, passphrase: @escaping VaultPasswordStore.PassphraseProvider) throws(StoreError) -> any PasswordStore {
+    /// (check `isLocked`, or call `open()`); the vault asks `passphrase` only when it
+    /// must read or create the file.
+    /// - Parameter lockWaiting: called once when a write waits more than a second for
+    ///   another process's lock.
+    public func open(_ choice: Choice, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
+                     lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> any PasswordStore {
         switch choice.kind {
         case .keyring:
-            // With no bus at all GDBus would try to autolaunch one (dbus-launch, under X11): never.
-            if case .absent(let why) = busPresence() {
-                throw .unavailable(reason: why, advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, or keep passwords in the encrypted vault instead: --store file")
-            }
-            return try KeyringPasswordStore(lockPath: keyringLockPath())
+            return try openKeyring(lockWaiting: lockWaiting)
         case .file, .memory:
-            return VaultPasswordStore(path: choice.vaultPath ?? vaultPath().path, passphrase: passphrase)
+            return openVault(choice, passphrase: passphrase, lockWaiting: lockWaiting)
         }
+    }
+
+    /// The keyring's default collection (a locked one still opens).
+    public func openKeyring(lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> KeyringPasswordStore {
+        // With no bus at all GDBus would try to autolaunch one (dbus-launch, under X11): never.
+        if case .absent(let why) = busPresence() {
+            throw .unavailable(reason: why, advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, or keep passwords in the encrypted vault instead: --store file")
+        }
+        return try KeyringPasswordStore(lockPath: keyringLockPath(), lockWaiting: lockWaiting)
+    }
+
+    /// The vault at the choice's path (or the path these options give); nothing is read yet.
+    public func openVault(_ choice: Choice? = nil, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
+                          lockWaiting: @escaping () -> Void = {}) -> VaultPasswordStore {
+        VaultPasswordStore(path: choice?.vaultPath ?? vaultPath().path, passphrase: passphrase, lockWaiting: lockWaiting)
     }
 
     // MARK: - Paths

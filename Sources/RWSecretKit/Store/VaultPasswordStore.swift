@@ -8,26 +8,34 @@ internal import Glibc
 /// - A vault that does not exist is an empty store; reading it needs no passphrase.
 ///   The first `add` creates it, with a passphrase that passes
 ///   `CompositeValidator.newVaultPassphrase`.
-/// - Every change is a read-modify-write under an exclusive `flock` on
-///   `PATH.lock`, so concurrent writers (other processes too) lose nothing.
-/// - Written atomically: a temporary file in the same folder, fsync, rename,
-///   then the folder is fsynced. Mode 0600; missing folders are created 0700.
-/// - A wrong passphrase throws and the file is never rewritten.
+/// - A vault path that is a symbolic link is followed: the target is the vault,
+///   replaced in its own folder, and its lock is `TARGET.lock`.
+/// - Every change is a read-modify-write under an exclusive `flock` on the lock
+///   file, so concurrent writers (other processes too) lose nothing, and the checks
+///   (label free, secret not already stored) see what is stored at that moment.
+/// - Read and written as `VaultFile` says: regular files of at most 16 MiB only,
+///   replaced atomically (mode 0600, missing folders 0700), no temporary copy left
+///   behind even when the process is killed.
+/// - A wrong passphrase throws and the file is never rewritten; the passphrase
+///   provider may be asked again, up to `maximumPassphraseTries` in all.
 public final class VaultPasswordStore: PasswordStore {
     /// Why the store asks for the passphrase.
-    public enum PassphraseRequest: Sendable {
-        /// To open an existing vault.
-        case open
-        /// To create a new vault (a prompt should ask twice).
+    public enum PassphraseRequest: Sendable, Equatable {
+        /// To open an existing vault; `attempt` is 1 at first, and 2 or 3 after a wrong answer.
+        case open(attempt: Int)
+        /// To create a new vault: the answer must pass `CompositeValidator.newVaultPassphrase`.
         case create
     }
 
-    /// Supplies the passphrase; called at most once per store, and only when it is needed.
-    public typealias PassphraseProvider = (PassphraseRequest) throws(StoreError) -> SecretBytes
+    /// Supplies the passphrase, only when it is needed; nil when it has no (other) answer to give.
+    public typealias PassphraseProvider = (PassphraseRequest) throws(StoreError) -> SecretBytes?
+
+    /// How often a wrong passphrase may be answered before `wrongPassphrase`.
+    public static let maximumPassphraseTries = 3
 
     public let path: String
-    private let lockPath: String
     private let provider: PassphraseProvider
+    private let lockWaiting: () -> Void
     private var passphrase: SecretBytes?
     /// The entries last read or written, and the file they are in. Every write renames
     /// a new file into place, so a file with the same identity holds the same entries
@@ -37,171 +45,181 @@ public final class VaultPasswordStore: PasswordStore {
 
     public var kind: StoreKind { .file }
     public var location: String { path }
+    public var isLocked: Bool { false }
 
-    public init(path: String, passphrase provider: @escaping PassphraseProvider) {
+    /// - Parameters:
+    ///   - path: the vault file (a symbolic link is followed).
+    ///   - provider: asked for the passphrase when the vault must be opened or created.
+    ///   - lockWaiting: called once when another process has held the lock for a second.
+    public init(path: String, passphrase provider: @escaping PassphraseProvider, lockWaiting: @escaping () -> Void = {}) {
         self.path = path
-        self.lockPath = path + ".lock"
         self.provider = provider
+        self.lockWaiting = lockWaiting
     }
 
     /// Whether the vault file exists yet.
     public var exists: Bool { StoreFiles.exists(path) }
 
     /// Opens the vault now (asks for the passphrase if it exists), so errors surface early.
-    public func unlock() throws(StoreError) {
-        _ = try read()
+    public func open() throws(StoreError) {
+        _ = try read(path)
     }
 
-    public func labels() throws(StoreError) -> [String] { try read().map(\.label) }
+    public func labels() throws(StoreError) -> [String] { try read(path).map(\.label) }
 
-    public func passwords() throws(StoreError) -> [StoredPassword] { try read() }
+    public func passwords() throws(StoreError) -> [StoredPassword] { try read(path) }
 
     @discardableResult
-    public func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String {
-        let lock = try FileLock(path: lockPath)
-        defer { lock.unlock() }
-        var entries = try read()
-        let label = try Self.labelToAdd(label, taken: entries.map(\.label))
-        entries.append(StoredPassword(label: label, secret: secret))
-        try write(entries)
-        lock.unlock()
-        observers.notify(self, .added(label: label))
-        return label
+    public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+        let labels = try modify(creating: true) { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
+            let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
+            for (password, label) in zip(passwords, labels) { entries.append(StoredPassword(label: label, secret: password.secret)) }
+            return labels
+        }
+        for label in labels { observers.notify(self, .added(label: label)) }
+        return labels
     }
 
     public func remove(labels: [String]) throws(StoreError) {
-        let lock = try FileLock(path: lockPath)
-        defer { lock.unlock() }
-        var entries = try read()
-        try Self.requireKnown(labels, in: entries.map(\.label))
-        entries.removeAll { labels.contains($0.label) }
-        try write(entries)
-        lock.unlock()
+        try modify { (entries: inout [StoredPassword]) throws(StoreError) in
+            try Self.requireKnown(labels, in: entries.map(\.label))
+            entries.removeAll { labels.contains($0.label) }
+        }
         observers.notify(self, .removed(labels: labels))
+    }
+
+    public func rename(_ label: String, to newLabel: String) throws(StoreError) {
+        try modify { (entries: inout [StoredPassword]) throws(StoreError) in
+            try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
+            if let index = entries.firstIndex(where: { $0.label == label }) {
+                entries[index] = StoredPassword(label: newLabel, secret: entries[index].secret)
+            }
+        }
+        observers.notify(self, .renamed(from: label, to: newLabel))
+    }
+
+    /// Re-encrypts the vault with `newPassphrase` (all or nothing): the current passphrase
+    /// is needed to read it; `newPassphrase` must pass `CompositeValidator.newVaultPassphrase`.
+    public func changePassphrase(to newPassphrase: SecretBytes) throws(StoreError) {
+        let failures = CompositeValidator.newVaultPassphrase.validate(newPassphrase)
+        guard failures.isEmpty else { throw .passphraseRejected(failures) }
+        let target = try StoreFiles.resolvingLinks(path)
+        let lock = try FileLock(path: target + ".lock", waiting: lockWaiting)
+        defer { lock.unlock() }
+        guard StoreFiles.exists(target) else { throw .noVault(path: path) }
+        let entries = try read(target)
+        try write(entries, to: target, passphrase: newPassphrase)
+        passphrase = newPassphrase
+    }
+
+    /// Whether `candidate` opens the vault (two key derivations); the vault must exist.
+    public func opens(with candidate: SecretBytes) throws(StoreError) -> Bool {
+        guard let fd = try VaultFile.openForReading(path) else { throw .noVault(path: path) }
+        defer { close(fd) }
+        let message = try VaultFile.readAll(fd, path: path)
+        do {
+            var plaintext = try RNCryptor.decrypt(message, password: candidate)
+            Crypto.cleanse(&plaintext)
+            return true
+        } catch .hmacMismatch {
+            return false
+        } catch {
+            throw .vaultDamaged(path: path, detail: "\(error)")
+        }
     }
 
     public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
+    // MARK: - Read-modify-write
+
+    /// Runs `body` on the entries now on disk, under the lock, then writes them back.
+    /// - Parameter creating: whether this change may create the vault (an add): only then is
+    ///   a new vault's passphrase asked, before the lock is taken so that other writers do
+    ///   not wait on a person typing. An absent vault left empty is not created.
+    private func modify<T>(creating: Bool = false, _ body: (inout [StoredPassword]) throws(StoreError) -> T) throws(StoreError) -> T {
+        let target = try StoreFiles.resolvingLinks(path)
+        if creating, passphrase == nil, !StoreFiles.exists(target) { passphrase = try newPassphrase() }
+        let lock = try FileLock(path: target + ".lock", waiting: lockWaiting)
+        defer { lock.unlock() }
+        let existed = StoreFiles.exists(target)
+        var entries = try read(target)
+        let result = try body(&entries)
+        if !existed && entries.isEmpty { return result }
+        let key: SecretBytes
+        if let passphrase { key = passphrase } else { key = try newPassphrase() }
+        try write(entries, to: target, passphrase: key)
+        return result
+    }
+
     // MARK: - Reading
 
-    /// The entries now on disk; an absent vault is empty.
-    private func read() throws(StoreError) -> [StoredPassword] {
-        guard let fd = try openFile() else {
+    /// The entries now on disk at `file`; an absent vault is empty.
+    private func read(_ file: String) throws(StoreError) -> [StoredPassword] {
+        guard let fd = try VaultFile.openForReading(file) else {
             lastSeen = nil
             return []
         }
         defer { close(fd) }
-        guard let file = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
-        if let lastSeen, lastSeen.file == file { return lastSeen.entries }
-        let message = try readAll(fd)
-        let passphrase = try passphrase(for: .open)
-        var plaintext: [UInt8]
-        do {
-            plaintext = try RNCryptor.decrypt(message, password: passphrase)
-        } catch .hmacMismatch {
-            // The cached passphrase is wrong: forget it, never write with it.
-            self.passphrase = nil
-            throw .unavailable(
-                reason: "wrong passphrase for the vault \(path)",
-                advice: "give the right one in RWSECRET_VAULT_PASSPHRASE or at the prompt (the vault was not changed)")
-        } catch {
-            throw .unavailable(reason: "the vault \(path) is damaged (\(error))",
-                               advice: "restore it from a backup, or point --vault elsewhere")
-        }
+        guard let identity = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
+        if let lastSeen, lastSeen.file == identity { return lastSeen.entries }
+        let message = try VaultFile.readAll(fd, path: path)
+        var plaintext = try decrypt(message)
         let secretPlaintext = SecretBytes(plaintext)
         Crypto.cleanse(&plaintext)
         guard let entries = VaultContents.decode(secretPlaintext) else {
-            throw .unavailable(reason: "the vault \(path) is damaged (its contents are malformed)",
-                               advice: "restore it from a backup, or point --vault elsewhere")
+            throw .vaultDamaged(path: path, detail: "its contents are malformed")
         }
-        lastSeen = (file, entries)
+        lastSeen = (identity, entries)
         return entries
     }
 
-    /// The vault file opened for reading, or nil when it does not exist.
-    private func openFile() throws(StoreError) -> Int32? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw .unavailable(reason: "cannot read the vault \(path): \(StoreFiles.errnoText())",
-                               advice: "check its permissions, or point --vault elsewhere")
-        }
-        return fd
-    }
-
-    /// The bytes of the open vault file `fd`.
-    private func readAll(_ fd: Int32) throws(StoreError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    /// The vault's plaintext, asking for the passphrase (again after a wrong one) as needed.
+    private func decrypt(_ message: [UInt8]) throws(StoreError) -> [UInt8] {
+        var attempt = 1
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())")
+            let candidate: SecretBytes
+            if let passphrase {
+                candidate = passphrase
+            } else {
+                guard let given = try provider(.open(attempt: attempt)) else {
+                    if attempt == 1 { throw .noPassphrase(path: path, reason: "none was given") }
+                    throw .wrongPassphrase(path: path)
+                }
+                candidate = given
             }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+            do {
+                let plaintext = try RNCryptor.decrypt(message, password: candidate)
+                passphrase = candidate
+                return plaintext
+            } catch .hmacMismatch {
+                // Wrong: forget it, never write with it.
+                passphrase = nil
+                attempt += 1
+                if attempt > Self.maximumPassphraseTries { throw .wrongPassphrase(path: path) }
+            } catch {
+                throw .vaultDamaged(path: path, detail: "\(error)")
+            }
         }
-        return bytes
     }
 
-    private func passphrase(for request: PassphraseRequest) throws(StoreError) -> SecretBytes {
-        if let passphrase { return passphrase }
-        let given = try provider(request)
-        if request == .create {
-            let failures = CompositeValidator.newVaultPassphrase.validate(given)
-            guard failures.isEmpty else { throw .passphraseRejected(failures) }
-        }
-        passphrase = given
+    /// A new vault's passphrase, checked by the validators.
+    private func newPassphrase() throws(StoreError) -> SecretBytes {
+        guard let given = try provider(.create) else { throw .noPassphrase(path: path, reason: "none was given") }
+        let failures = CompositeValidator.newVaultPassphrase.validate(given)
+        guard failures.isEmpty else { throw .passphraseRejected(failures) }
         return given
     }
 
     // MARK: - Writing
 
-    /// Replaces the vault with `entries`, atomically.
-    private func write(_ entries: [StoredPassword]) throws(StoreError) {
-        let passphrase = try passphrase(for: exists ? .open : .create)
+    /// Replaces the vault at `file` (links resolved) with `entries`, atomically.
+    private func write(_ entries: [StoredPassword], to file: String, passphrase: SecretBytes) throws(StoreError) {
         let plaintext = VaultContents.encode(entries)
         let message = RNCryptor.encrypt(plaintext, password: passphrase)
-        try StoreFiles.createFolders(for: path)
-
-        let folder = StoreFiles.folder(of: path)
-        var template = Array((folder + "/.vault.XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw .io("cannot create a temporary file in \(folder): \(StoreFiles.errnoText())") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var renamed = false
-        defer {
-            if !renamed { unlink(temporary) }
-        }
-        do {
-            defer { close(fd) }
-            guard fchmod(fd, 0o600) == 0 else { throw StoreError.io("cannot set the mode of \(temporary): \(StoreFiles.errnoText())") }
-            var offset = 0
-            while offset < message.count {
-                let n = message.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.io("cannot write the vault \(temporary): \(StoreFiles.errnoText())")
-                }
-                offset += n
-            }
-            guard fsync(fd) == 0 else { throw StoreError.io("cannot sync the vault \(temporary): \(StoreFiles.errnoText())") }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .io("\(error)")
-        }
-        guard rename(temporary, path) == 0 else {
-            throw .io("cannot replace the vault \(path): \(StoreFiles.errnoText())")
-        }
-        renamed = true
+        try VaultFile.replace(file, with: message)
         // Under the lock no other writer can have replaced it since.
-        lastSeen = FileIdentity(path: path).map { ($0, entries) }
-        // Make the rename itself durable.
-        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 { _ = fsync(folderFD); close(folderFD) }
+        lastSeen = FileIdentity(path: file).map { ($0, entries) }
     }
 }
 

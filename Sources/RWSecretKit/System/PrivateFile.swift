@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import CSystem
+internal import CLinuxSyscalls
 
 /// A file with no name: speculative plaintext and spooled ciphertext live here
 /// until they may be released.

@@ -78,8 +78,13 @@ struct PasswordChainTests {
             var location: String { inner.location }
             func labels() -> [String] { inner.labels() }
             func passwords() -> [StoredPassword] { reads += 1; return inner.passwords() }
-            func add(_ secret: SecretBytes, label: String?) throws(StoreError) -> String { try inner.add(secret, label: label) }
+            var isLocked: Bool { false }
+            func open() {}
+            func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+                try inner.add(passwords, check: check)
+            }
             func remove(labels: [String]) throws(StoreError) { try inner.remove(labels: labels) }
+            func rename(_ label: String, to newLabel: String) throws(StoreError) { try inner.rename(label, to: newLabel) }
             func addObserver(_ observer: any PasswordStoreObserver) { inner.addObserver(observer) }
             func removeObserver(_ observer: any PasswordStoreObserver) { inner.removeObserver(observer) }
         }

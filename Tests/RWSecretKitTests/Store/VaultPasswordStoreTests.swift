@@ -30,6 +30,15 @@ struct VaultPasswordStoreTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/missing"))
     }
 
+    @Test func changesToAnAbsentVaultDoNotCreateIt() throws {
+        let passphrase = Passphrase("short")
+        let vault = store(at: folder.path + "/vault", passphrase: passphrase)
+        #expect(throws: StoreError.unknownLabels(["a"])) { try vault.remove(labels: ["a"]) }
+        #expect(throws: StoreError.unknownLabels(["a"])) { try vault.rename("a", to: "b") }
+        #expect(passphrase.requests.isEmpty, "no new vault's passphrase asked for a change that cannot be made")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/vault"))
+    }
+
     @Test func roundTripKeepsOrderLabelsAndSecrets() throws {
         let path = folder.path + "/vault"
         let passphrase = Passphrase("correct horse battery")
@@ -40,9 +49,19 @@ struct VaultPasswordStoreTests {
             try vault.add(SecretBytes(utf8: secret), label: index == 2 ? "named" : nil)
         }
         #expect(passphrase.requests == [.create])
+        // A rename keeps the place; a secret stored under another label is refused.
+        try vault.rename("named", to: "renamed")
+        #expect(throws: StoreError.labelExists("password-1")) { try vault.rename("renamed", to: "password-1") }
+        #expect(throws: StoreError.unknownLabels(["nope"])) { try vault.rename("nope", to: "other") }
+        #expect {
+            try vault.add(SecretBytes(utf8: "plain"), label: "again")
+        } throws: { error in
+            guard case .passwordRejected(nil, let failures) = error as? StoreError else { return false }
+            return failures.map(\.domain) == [NotAlreadyStoredValidator.domain]
+        }
 
         let reopened = store(at: path, passphrase: Passphrase("correct horse battery"))
-        #expect(try reopened.labels() == ["password-1", "password-2", "named", "password-3", "password-4"])
+        #expect(try reopened.labels() == ["password-1", "password-2", "renamed", "password-3", "password-4"])
         #expect(try reopened.passwords().map(\.secret.testString) == secrets)
         #expect(reopened.kind == .file)
         #expect(reopened.location == path)
@@ -116,16 +135,52 @@ struct VaultPasswordStoreTests {
             { try wrong.add(SecretBytes(utf8: "t"), label: "m") }, { try wrong.remove(labels: ["l"]) }, { _ = try wrong.labels() },
         ]
         for attempt in attempts {
-            #expect {
-                try attempt()
-            } throws: { error in
-                guard case .unavailable(let reason, _) = error as? StoreError else { return false }
-                return reason.contains("wrong passphrase")
-            }
+            #expect(throws: StoreError.wrongPassphrase(path: path)) { try attempt() }
         }
+        // Asked again after each wrong answer, three tries in all.
+        #expect(wrongPassphraseRequests(path) == [.open(attempt: 1), .open(attempt: 2), .open(attempt: 3)])
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         stat(path, &info)
         #expect(info.st_ino == inode, "the vault was not replaced")
+    }
+
+    func wrongPassphraseRequests(_ path: String) -> [VaultPasswordStore.PassphraseRequest] {
+        let wrong = Passphrase("still wrong!")
+        _ = try? store(at: path, passphrase: wrong).labels()
+        return wrong.requests
+    }
+
+    @Test func aWrongPassphraseMayBeCorrectedOnTheSecondOrThirdTry() throws {
+        let path = folder.path + "/vault"
+        try store(at: path, passphrase: Passphrase("correct horse battery")).add(SecretBytes(utf8: "s"), label: "l")
+        var answers = ["wrong one", "wrong two", "correct horse battery"]
+        var asked: [VaultPasswordStore.PassphraseRequest] = []
+        let vault = VaultPasswordStore(path: path) { request throws(StoreError) in
+            asked.append(request)
+            return SecretBytes(utf8: answers.removeFirst())
+        }
+        #expect(try vault.labels() == ["l"])
+        #expect(asked == [.open(attempt: 1), .open(attempt: 2), .open(attempt: 3)])
+        // nil: no other answer to give.
+        let once = VaultPasswordStore(path: path) { request throws(StoreError) in
+            request == .open(attempt: 1) ? SecretBytes(utf8: "wrong one") : nil
+        }
+        #expect(throws: StoreError.wrongPassphrase(path: path)) { try once.labels() }
+    }
+
+    @Test func changingThePassphraseIsAllOrNothing() throws {
+        let path = folder.path + "/vault"
+        let vault = store(at: path, passphrase: Passphrase("correct horse battery"))
+        try vault.add(SecretBytes(utf8: "s"), label: "l")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try vault.changePassphrase(to: SecretBytes(utf8: "short")) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        try vault.changePassphrase(to: SecretBytes(utf8: "a new passphrase"))
+        #expect(try store(at: path, passphrase: Passphrase("a new passphrase")).labels() == ["l"])
+        #expect(throws: StoreError.wrongPassphrase(path: path)) { try store(at: path, passphrase: Passphrase("correct horse battery")).labels() }
+        #expect(throws: StoreError.noVault(path: folder.path + "/none")) {
+            try store(at: folder.path + "/none", passphrase: Passphrase("correct horse battery")).changePassphrase(to: SecretBytes(utf8: "a new passphrase"))
+        }
     }
 
     @Test func newVaultPassphraseMustPassTheValidators() throws {

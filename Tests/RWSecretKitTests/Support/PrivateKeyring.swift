@@ -329,6 +329,12 @@ private final class Spawner: @unchecked Sendable {
         return result!
     }
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module does not declare.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// posix_spawn from the spawner thread; stdin bytes are written and closed, stdout piped if asked.
     func spawn(_ arguments: [String], environment: [String: String], stdin: [UInt8]?, captureStdout: Bool) throws -> Child {
         let outcome: Result<Child, PrivateKeyring.Failure> = onSpawnerThread {
@@ -349,6 +355,9 @@ private final class Spawner: @unchecked Sendable {
                 posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             }
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            // Nothing else of this process: a daemon that inherited another test's stdin pipe
+            // kept it open, and that test's child waited for EOF for ever.
+            if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
             let argv = arguments.map { strdup($0) } + [nil]
             let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { argv.forEach { free($0) }; envp.forEach { free($0) } }

@@ -1,0 +1,48 @@
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Store errors in the tool's words (with the options and variables to use) and
+/// their exit statuses: the library gives facts, the tool says what to do.
+extension StoreError {
+    /// The spec's exit status for this error.
+    var exitStatus: ExitStatus {
+        switch self {
+        case .unavailable, .locked, .wrongPassphrase, .noPassphrase, .noVault, .vaultNotARegularFile,
+             .vaultTooLarge, .vaultDamaged, .unsafeLockFile, .untrustedLink, .sessionKeyring:
+            .unavailable
+        case .labelExists, .labelsExist, .unknownLabels, .invalidLabel, .passphraseRejected, .passwordRejected:
+            .dataError
+        case .io:
+            .ioError
+        }
+    }
+
+    /// The message, one `rwsecret: ` line per failure (the first without the prefix).
+    var words: String {
+        let vaultAdvice = "point --vault (or RWSECRET_VAULT) at the vault file"
+        switch self {
+        case .passphraseRejected(let failures):
+            return failures.map { "vault passphrase: \($0)" }.joined(separator: "\nrwsecret: ")
+        case .passwordRejected(let label, let failures):
+            return failures.map { (label.map { "'\($0)': " } ?? "") + "\($0)" }.joined(separator: "\nrwsecret: ")
+        case .wrongPassphrase:
+            return "\(description); give the right one in RWSECRET_VAULT_PASSPHRASE or at the prompt"
+        case .noPassphrase(let path, _):
+            return "\(description); set RWSECRET_VAULT_PASSPHRASE, or run `rwsecret vault unlock --vault \(path)` on a terminal of this session first"
+        case .noVault:
+            return "\(description) (`rwsecret password add` creates it)"
+        case .vaultNotARegularFile, .vaultTooLarge:
+            return "\(description); \(vaultAdvice)"
+        case .vaultDamaged:
+            return "\(description); restore it from a backup, or point --vault elsewhere"
+        case .unsafeLockFile, .untrustedLink:
+            return "\(description); remove it if you did not put it there"
+        case .sessionKeyring(_, let code) where code == ENOSYS || code == EPERM:
+            return "\(description); use RWSECRET_VAULT_PASSPHRASE or the prompt instead"
+        default:
+            return description
+        }
+    }
+}
