@@ -13,7 +13,7 @@ final class DecryptSession: @unchecked Sendable {
     let jobs: Int
     private var status = RunStatus()
     private var counts = (decrypted: 0, failed: 0)
-    private let progress: Progress?
+    private let progress: ProgressLine?
 
     init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int) {
         self.client = client
@@ -21,7 +21,7 @@ final class DecryptSession: @unchecked Sendable {
         self.json = json
         self.global = global
         self.jobs = max(1, jobs)
-        progress = global.quiet ? nil : Progress()
+        progress = global.quiet ? nil : ProgressLine(unit: .messages)
     }
 
     /// What the pipeline delivers, in input order.
@@ -37,6 +37,7 @@ final class DecryptSession: @unchecked Sendable {
         let started = Clock.now
         global.verboseLine("jobs: \(jobs)")
         let pipeline = OrderedPipeline<Outcome>(jobs: jobs) { [self] outcome in write(outcome) }
+        progress?.expectInputs(files)
         do {
             for name in files { try read(name, into: pipeline) }
         } catch {
@@ -57,6 +58,7 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
+        progress?.startInput(input.fd)
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
         let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)

@@ -37,14 +37,15 @@ extension GlobalOptions {
         }
     }
 
-    /// The vault passphrase: `RWSECRET_VAULT_PASSPHRASE`, else asked without echo when
-    /// stdin and stderr are terminals (twice for a new vault), else 69 with advice.
+    /// The vault passphrase: `RWSECRET_VAULT_PASSPHRASE`, else asked without echo on the
+    /// controlling terminal when there is one, even with stdin a pipe (twice for a new
+    /// vault), else 69 with advice.
     static func vaultPassphrase(_ request: VaultPasswordStore.PassphraseRequest) throws(StoreError) -> SecretBytes {
         if let value = getenv("RWSECRET_VAULT_PASSPHRASE") {
             // Copied straight from the C string: no unwiped Swift String of the secret.
             return SecretBytes(UnsafeRawBufferPointer(start: value, count: strlen(value)))
         }
-        guard Terminal.isInteractive else {
+        guard Terminal.canAsk else {
             throw .unavailable(
                 reason: "the vault needs its passphrase and there is no terminal to ask it on",
                 advice: "set RWSECRET_VAULT_PASSPHRASE")

@@ -39,6 +39,7 @@ final class Output: @unchecked Sendable {
         // Plaintexts pass through this buffer: wipe it, not just forget it.
         defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
+        ProgressLine.eraseBeforeWriting(to: fd)  // never text after the progress line on one terminal line
         var offset = 0
         while offset < buffer.count {
             let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }

@@ -5,19 +5,33 @@ import Glibc
 
 /// The terminal: prompts without echo. The only file that touches the TTY.
 enum Terminal {
-    /// Whether stdin and stderr are both terminals (so a person can be asked).
+    /// Whether stdin and stderr are both terminals (`password add` then asks twice
+    /// instead of reading its one line from stdin).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+
+    /// Whether a person can be asked: the controlling terminal (`/dev/tty`) can be opened,
+    /// whatever stdin, stdout and stderr are — `cat msgs | rwsecret decrypt` still asks
+    /// for the vault passphrase there, as gpg, ssh and sudo do.
+    static var canAsk: Bool {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { return false }
+        defer { close(tty) }
+        return isatty(tty) == 1
+    }
 
     /// Asks on the controlling terminal (`/dev/tty`) with echo off and reads one line.
     ///
     /// The terminal, not stdin, is used so that messages can still arrive on stdin.
-    /// Echo is restored whatever happens (also on Ctrl-C, via the saved settings).
+    /// Echo is restored whatever happens (also on Ctrl-C, via the saved settings). The
+    /// progress line is erased first and not drawn until the answer is in.
     static func readSecret(prompt: String) throws -> SecretBytes {
-        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard tty >= 0 else { throw CommandFailure(.usage, "cannot ask for a password: there is no terminal") }
         defer { close(tty) }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else { throw CommandFailure(.usage, "cannot ask for a password: there is no terminal") }
+        ProgressLine.suspend()
+        defer { ProgressLine.resume() }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)

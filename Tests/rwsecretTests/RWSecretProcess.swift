@@ -58,7 +58,7 @@ struct RWSecretProcess {
         if mergingStandardError { try? error.fileHandleForWriting.close() }
         // Write stdin and read both outputs concurrently so no pipe fills up.
         let writer = Thread {
-            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.write(contentsOf: stdin)  // the child may exit unread (EPIPE)
             try? input.fileHandleForWriting.close()
         }
         writer.start()
