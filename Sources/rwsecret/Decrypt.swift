@@ -52,11 +52,12 @@ extension RWSecret {
             }
             if json && binary { throw ValidationError("--json cannot be combined with --binary") }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
-            if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         }
 
         func run() throws {
+            // Here, not in validate(): the parser reports an unknown option only after validate() passes.
+            if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
             let global = try self.global.merged(with: root.global)
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")

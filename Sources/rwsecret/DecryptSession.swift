@@ -180,7 +180,7 @@ final class DecryptSession: @unchecked Sendable {
     /// The reader closed stdout (quietly ends the run, like other filters) or writing failed (74).
     private func stdoutFailed() -> Never {
         if Output.standardOutput.brokenPipe { exit(status.exitStatus.rawValue) }
-        Output.standardError.line("rwsecret: stdout: write failed")
+        Output.standardError.line("rwsecret: stdout: \(SystemError(code: Output.standardOutput.errorCode))")
         exit(ExitStatus.ioError.rawValue)
     }
 }

@@ -15,6 +15,8 @@ final class Output: @unchecked Sendable {
     /// Set when a write failed; `brokenPipe` when the reader went away.
     private(set) var failed = false
     private(set) var brokenPipe = false
+    /// The errno of the failed write ("No space left on device").
+    private(set) var errorCode: Int32 = 0
 
     init(fd: Int32, unbuffered: Bool = false) {
         self.fd = fd
@@ -46,6 +48,7 @@ final class Output: @unchecked Sendable {
             if n < 0 {
                 if errno == EINTR { continue }
                 failed = true
+                errorCode = errno
                 brokenPipe = errno == EPIPE
                 return
             }

@@ -22,14 +22,15 @@ extension RWSecret.Password {
         @Argument(help: ArgumentHelp("The label (1–64 characters, no control characters).", valueName: "label"))
         var label: String?
 
-        @Option(name: .customLong("min-length"), help: ArgumentHelp("Require at least N characters.", valueName: "n"))
+        // Unconditional: `--min-length -3` is a (bad) number, not a missing value.
+        @Option(name: .customLong("min-length"), parsing: .unconditional, help: ArgumentHelp("Require at least N characters.", valueName: "n"))
         var minLength: Int?
 
-        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric.", valueName: "class"))
-        var require: [CharacterClassValidator.Requirement] = []
+        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric (given at most once).", valueName: "class"))
+        var require: CharacterClassValidator.Requirement?
 
         func validate() throws {
-            if require.count > 1 { throw ValidationError("--require can be given only once") }
+            if OptionOccurrences.count("--require") > 1 { throw ValidationError("--require can be given only once") }
             if let minLength, minLength < 1 { throw ValidationError("--min-length must be at least 1") }
         }
 
@@ -40,14 +41,14 @@ extension RWSecret.Password {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
             }
             let secret = try readPassword()
-            let given = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require.first, stored: [])
+            let given = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
             try report(given.validate(secret))
 
             let store = try global.openStore()
             do {
                 // Now with "not already stored": every failure together.
                 let stored = try store.passwords().map(\.secret)
-                let all = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require.first, stored: stored)
+                let all = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: stored)
                 try report(all.validate(secret))
                 let used = try store.add(secret, label: label)
                 if !global.quiet {
@@ -60,7 +61,7 @@ extension RWSecret.Password {
 
         /// On a terminal: asked twice without echo, and both must match. Otherwise one line of stdin.
         private func readPassword() throws -> SecretBytes {
-            guard Terminal.isInteractive else { return Terminal.readStandardInputLine() }
+            guard Terminal.isInteractive else { return try Terminal.readOnlyStandardInputLine() }
             let first = try Terminal.readSecret(prompt: "Password to store: ")
             let second = try Terminal.readSecret(prompt: "Again: ")
             guard first.isEqual(to: second) else { throw CommandFailure(.dataError, "the two passwords differ; nothing was stored") }

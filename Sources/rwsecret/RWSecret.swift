@@ -34,6 +34,7 @@ struct RWSecret: ParsableCommand {
             Crypto.prepareInBackground()
         }
         do {
+            if let failure = CommandWords.check(Array(CommandLine.arguments.dropFirst())) { throw failure }
             var command = try parseAsRoot()
             try command.run()
             Output.standardOutput.flush()

@@ -100,6 +100,21 @@ extension Terminal {
         readLine(from: STDIN_FILENO)
     }
 
+    /// `readStandardInputLine`, and stdin must end after that line: a second line is
+    /// bad data (65). Chosen over ignoring it: a file of several passwords piped in by
+    /// mistake would otherwise store its first line and silently drop the rest.
+    static func readOnlyStandardInputLine() throws -> SecretBytes {
+        let line = readLine(from: STDIN_FILENO)
+        var byte: UInt8 = 0
+        var n: Int
+        repeat { n = Glibc.read(STDIN_FILENO, &byte, 1) } while n < 0 && errno == EINTR
+        byte = 0
+        if n > 0 {
+            throw CommandFailure(.dataError, "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)")
+        }
+        return line
+    }
+
     /// One line from `fd`, a byte at a time (nothing past the LF is consumed), without
     /// its LF and a trailing CR, kept to `maximumLineLength + 1` bytes, in a wiped buffer.
     private static func readLine(from fd: Int32) -> SecretBytes {
