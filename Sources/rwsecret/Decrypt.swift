@@ -74,10 +74,11 @@ extension RWSecret {
                     global.verboseLine("store: none (--no-store)")
                     return nil
                 }
-                return try global.openStore()
+                return try global.openStore(runPasswordsGiven: !runOnly.isEmpty || keys != nil)
             }
             let session = DecryptSession(client: client, keys: keys, json: json, global: global,
                                          jobs: jobs ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let status = binary
                 ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)

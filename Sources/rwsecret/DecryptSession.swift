@@ -14,6 +14,8 @@ final class DecryptSession: @unchecked Sendable {
     private var status = RunStatus()
     private var counts = (decrypted: 0, failed: 0)
     private let progress: ProgressLine?
+    /// Set by the command: the run-level line for an empty chain (said once, then cleared).
+    var emptyChainHint: (() -> String)?
 
     init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int) {
         self.client = client
@@ -95,6 +97,10 @@ final class DecryptSession: @unchecked Sendable {
                 throw error
             }
             guard let head else {
+                if let hint = emptyChainHint {
+                    emptyChainHint = nil
+                    pipeline.synchronized { Output.standardError.line("rwsecret: " + hint()) }
+                }
                 pipeline.submit(result: .message(source: name, line: number, result: .failure(.noPasswordOpened(tried: 0))))
                 continue
             }
