@@ -14,7 +14,7 @@ enum CommandWords {
     static func check(_ arguments: [String]) -> CommandFailure? {
         let words = arguments.prefix { $0 != "--" }
         // Help, version and the parser's own tooling options answer as usual.
-        if words.contains(where: { ["-h", "--help", "-help", "--version"].contains($0) || $0.hasPrefix("--generate-completion-script") || $0.hasPrefix("--experimental") }) {
+        if words.contains(where: { ["-h", "--help", "-help", "--version"].contains($0) || $0.hasPrefix("--generate-completion-script") || $0.hasPrefix("--experimental") || $0.hasPrefix("---") }) {
             return nil
         }
         var command: ParsableCommand.Type = RWSecret.self

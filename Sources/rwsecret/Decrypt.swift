@@ -19,7 +19,7 @@ extension RWSecret {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var root: RWSecret
 
-        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"))
+        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"), completion: .file())
         var files: [String] = []
 
         @Flag(help: "Write one JSON object per message instead of plaintexts.")
@@ -28,13 +28,13 @@ extension RWSecret {
         @Flag(help: "Read one raw (not base64) message of any size from FILE or stdin.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"))
+        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"), completion: .file())
         var output: String?
 
-        @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
+        @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
-        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line (repeatable).", valueName: "file"))
+        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line (repeatable). $RWSECRET_PASSWORD, when set, is one more.", valueName: "file"), completion: .file())
         var passwordFile: [String] = []
 
         @Flag(help: "Also try a password asked once, without echo.")

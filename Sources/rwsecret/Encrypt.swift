@@ -11,7 +11,7 @@ extension RWSecret {
             abstract: "Encrypt each input line into one base64 message line (stdin when no FILE or \"-\").",
             discussion: """
                 The password comes from exactly one of --password-label, --password-file, \
-                --ask-password or --key-file; with none of them, from RWSECRET_PASSWORD. \
+                --ask-password or --key-file; with none of them, from $RWSECRET_PASSWORD. \
                 Every message gets fresh random salts and IV.
                 """
         )
@@ -19,25 +19,26 @@ extension RWSecret {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var root: RWSecret
 
-        @Argument(help: ArgumentHelp("Files of plaintext lines (\"-\" is stdin).", valueName: "file"))
+        @Argument(help: ArgumentHelp("Files of plaintext lines (\"-\" is stdin).", valueName: "file"), completion: .file())
         var files: [String] = []
 
         @Flag(help: "Turn the whole input (one FILE or stdin) into one raw message.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the message to this file.", valueName: "out"))
+        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the message to this file.", valueName: "out"), completion: .file())
         var output: String?
 
-        @Option(help: ArgumentHelp("Encrypt under the stored password with this label.", valueName: "label"))
+        @Option(help: ArgumentHelp("Encrypt under the stored password with this label.", valueName: "label"),
+                completion: .custom(LabelCompletion.complete))
         var passwordLabel: String?
 
-        @Option(help: ArgumentHelp("Encrypt under the one password in this file.", valueName: "file"))
+        @Option(help: ArgumentHelp("Encrypt under the one password in this file.", valueName: "file"), completion: .file())
         var passwordFile: String?
 
         @Flag(help: "Ask for the password, without echo.")
         var askPassword = false
 
-        @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
+        @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
         func validate() throws {

@@ -26,7 +26,8 @@ extension RWSecret.Password {
         @Option(name: .customLong("min-length"), parsing: .unconditional, help: ArgumentHelp("Require at least N characters.", valueName: "n"))
         var minLength: Int?
 
-        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric (given at most once).", valueName: "class"))
+        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric (given at most once).", valueName: "class"),
+                completion: .list(CharacterClassValidator.Requirement.allCases.map(\.rawValue)))
         var require: CharacterClassValidator.Requirement?
 
         func validate() throws {

@@ -9,10 +9,14 @@ enum Terminal {
     /// instead of reading its one line from stdin).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
 
+    /// Set by shell completion: it must never stop to ask for a passphrase.
+    nonisolated(unsafe) static var promptsForbidden = false
+
     /// Whether a person can be asked: the controlling terminal (`/dev/tty`) can be opened,
     /// whatever stdin, stdout and stderr are — `cat msgs | rwsecret decrypt` still asks
     /// for the vault passphrase there, as gpg, ssh and sudo do.
     static var canAsk: Bool {
+        if promptsForbidden { return false }
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard tty >= 0 else { return false }
         defer { close(tty) }
@@ -25,6 +29,7 @@ enum Terminal {
     /// Echo is restored whatever happens (also on Ctrl-C, via the saved settings). The
     /// progress line is erased first and not drawn until the answer is in.
     static func readSecret(prompt: String) throws -> SecretBytes {
+        if promptsForbidden { throw CommandFailure(.usage, "cannot ask for a password here") }
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard tty >= 0 else { throw CommandFailure(.usage, "cannot ask for a password: there is no terminal") }
         defer { close(tty) }
