@@ -10,9 +10,27 @@ extension RWSecret {
             commandName: "decrypt",
             abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").",
             discussion: """
-                Tries the stored passwords, then the passwords given for this run, until one \
-                opens each message; the password that opened the last message goes first. \
-                Plaintexts go to stdout in input order; failures to stderr as FILE:LINE: REASON.
+                Tries the stored passwords, then the passwords given for this run \
+                (--password-file, --ask-password, $RWSECRET_PASSWORD), until one opens each \
+                message; the password that opened the last message goes first. Blank lines and \
+                lines starting with # are skipped.
+
+                Output: each plaintext as it is, then a newline, on stdout, in input order, as \
+                soon as it and everything before it are done. A message that fails writes no \
+                stdout line (its error goes to stderr as FILE:LINE: REASON), and a plaintext that \
+                holds a newline prints as two lines: stdout lines do not match input lines one for \
+                one. Use --json to join results to their input.
+
+                --json writes one object per message instead, failures included: "source" (the \
+                file as given, - for stdin), "line" (1-based), "status" ("decrypted" or \
+                "failed"), then "plaintext" (UTF-8 text) or "plaintext_base64" (when the \
+                plaintext is not UTF-8) and "password" (the stored label, or where a run-only \
+                password came from: FILE:LINE, prompt, RWSECRET_PASSWORD, or key-file), or \
+                "error" (the reason). Never a secret.
+
+                Exit status: 0 all decrypted (or no message), 1 some message did not decrypt, \
+                64 bad usage, 65 bad data given for the run, 66 a missing file, 69 the store is \
+                unavailable, 73 cannot create the output, 74 an I/O error (man rwsecret.decrypt).
                 """
         )
 
