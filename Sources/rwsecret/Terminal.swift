@@ -5,9 +5,10 @@ import Glibc
 
 /// The terminal: prompts without echo. The only file that touches the TTY.
 enum Terminal {
-    /// Whether stdin and stderr are both terminals (`password add` then asks twice
-    /// instead of reading its one line from stdin).
-    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+    /// Whether stdin is a terminal: `password add` then asks twice without echo (on
+    /// `/dev/tty`) instead of reading its one line from stdin — also with stderr
+    /// redirected, where reading stdin would echo the password as it is typed.
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
 
     /// Set by shell completion: it must never stop to ask for a passphrase.
     nonisolated(unsafe) static var promptsForbidden = false

@@ -11,6 +11,8 @@ struct PseudoTerminal {
 
     struct Session {
         let status: Int32
+        /// The command was still running after the timeout and was killed (a prompt never came).
+        let timedOut: Bool
         /// Every byte the terminal received, escape sequences included.
         let raw: String
         /// The screen's lines after carriage returns and erase-line sequences are applied.
@@ -39,7 +41,9 @@ struct PseudoTerminal {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        final class Flag: @unchecked Sendable { var value = false }
+        let fired = Flag()
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { fired.value = true; process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
         var seen = Data()
@@ -60,7 +64,7 @@ struct PseudoTerminal {
         }
         seen.append(output.fileHandleForReading.readDataToEndOfFile())
         process.waitUntilExit()
-        return Session(status: process.terminationStatus, raw: String(decoding: seen, as: UTF8.self))
+        return Session(status: process.terminationStatus, timedOut: fired.value, raw: String(decoding: seen, as: UTF8.self))
     }
 
     /// A tiny terminal: `\r` returns to column 0, `\n` starts a new line, `ESC [ K` erases

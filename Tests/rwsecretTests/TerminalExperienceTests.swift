@@ -28,6 +28,7 @@ struct TerminalExperienceTests {
         let messages = home.file("msgs.txt", Messages.password("opened from a pipe", "piped secret") + "\n")
         let session = try PseudoTerminal.run("cat \(PseudoTerminal.quote(messages)) | \(PseudoTerminal.rwsecret) decrypt",
                                              environment: environment, answers: [("Vault passphrase: ", "Vault-Passphrase-9")])
+        #expect(!session.timedOut, "\(session.raw)")
         #expect(session.status == 0, "\(session.raw)")
         #expect(session.lines.contains("opened from a pipe"), "\(session.lines)")
         #expect(!session.raw.contains("Vault-Passphrase-9"), "the passphrase is not echoed")
@@ -109,5 +110,24 @@ struct TerminalExperienceTests {
         #expect(session.status == 1, "\(session.raw)")
         #expect(session.lines.contains("Vault passphrase: "), "the prompt has a line of its own: \(session.lines)")
         #expect(session.lines.contains("after the prompt"), "\(session.lines)")
+    }
+}
+
+extension TerminalExperienceTests {
+    // Regression: with stderr redirected, `password add` on a terminal read stdin as a
+    // plain line, so the password was echoed as it was typed.
+    @Test("password add with stderr redirected still asks without echo")
+    func addWithStderrRedirected() throws {
+        var environment = RWSecretProcess.environment(home: home.url)
+        environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
+        let log = home.url.appendingPathComponent("err.log").path
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) password add work 2>\(PseudoTerminal.quote(log))",
+                                             environment: environment,
+                                             answers: [("Password to store: ", "Typed-Secret-42"), ("Again: ", "Typed-Secret-42")],
+                                             timeout: 20)
+        #expect(!session.timedOut, "the prompt never came: \(session.raw)")
+        #expect(session.status == 0, "\(session.raw)")
+        #expect(!session.raw.contains("Typed-Secret-42"), "not echoed: \(session.raw)")
+        #expect(try RWSecretProcess.run(["password", "list"], environment: environment).outLines == ["work"])
     }
 }
