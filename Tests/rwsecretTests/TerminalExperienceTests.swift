@@ -131,3 +131,21 @@ extension TerminalExperienceTests {
         #expect(try RWSecretProcess.run(["password", "list"], environment: environment).outLines == ["work"])
     }
 }
+
+extension TerminalExperienceTests {
+    @Test("on a narrow terminal the progress line is cut to fit (a wrapped line could not be erased)")
+    func narrowTerminal() throws {
+        let messages = home.file("msgs.txt", (1...5).map { Messages.password("m\($0)", "run secret") }.joined(separator: "\n") + "\n")
+        var environment = RWSecretProcess.environment(home: home.url)
+        environment["RWSECRET_PASSWORD"] = "run secret"
+        environment["RWSECRET_PROGRESS_DELAY"] = "0"
+        let out = home.url.appendingPathComponent("out.txt").path
+        let session = try PseudoTerminal.run(
+            "stty cols 30; \(PseudoTerminal.rwsecret) decrypt --no-store --jobs 1 \(PseudoTerminal.quote(messages)) > \(PseudoTerminal.quote(out))",
+            environment: environment)
+        #expect(session.status == 0, "\(session.raw)")
+        let drawn = session.raw.components(separatedBy: "\r\u{1B}[K").filter { $0.hasPrefix("rwsecret: ") }
+        #expect(!drawn.isEmpty)
+        #expect(drawn.allSatisfy { $0.count <= 29 }, "\(drawn)")
+    }
+}

@@ -153,10 +153,17 @@ final class ProgressLine: Sendable {
         state.withLock { state in
             guard state.suspended == 0, !state.readsTerminalInput, elapsed - state.lastDrawn >= interval else { return }
             state.lastDrawn = elapsed
-            state.text = text(elapsed)
+            state.text = Self.fitted(text(elapsed))
             state.visible = true
             Self.writeToStderr("\r\u{1B}[K" + state.text)
         }
+    }
+
+    /// Cut to the terminal's width: a line that wraps could not be erased with `\r ESC[K`.
+    private static func fitted(_ text: String) -> String {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 1, text.count >= Int(size.ws_col) else { return text }
+        return String(text.prefix(Int(size.ws_col) - 1))
     }
 
     private static func writeToStderr(_ text: String) {
