@@ -26,7 +26,7 @@ struct PseudoTerminal {
     static var rwsecret: String { quote(RWSecretProcess.executable.path) }
 
     /// Runs `commandLine` with `sh -c` on a pseudo-terminal. Each answer is typed once its
-    /// prompt has appeared; a prompt that never comes fails the test (after `timeout`) rather
+    /// prompt has appeared (at once for an empty prompt); a prompt that never comes fails the test (after `timeout`) rather
     /// than hanging it.
     static func run(_ commandLine: String, environment: [String: String],
                     answers: [(prompt: String, reply: String)] = [], timeout: Double = 60) throws -> Session {
@@ -49,7 +49,7 @@ struct PseudoTerminal {
         var seen = Data()
         var consumed = 0
         for (prompt, reply) in answers {
-            while true {
+            while !prompt.isEmpty {  // an empty prompt: type at once
                 let text = String(decoding: seen, as: UTF8.self)
                 let start = text.index(text.startIndex, offsetBy: min(consumed, text.count))
                 if let range = text.range(of: prompt, range: start..<text.endIndex) {

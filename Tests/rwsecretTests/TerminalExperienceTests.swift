@@ -149,3 +149,21 @@ extension TerminalExperienceTests {
         #expect(drawn.allSatisfy { $0.count <= 29 }, "\(drawn)")
     }
 }
+
+extension TerminalExperienceTests {
+    @Test("messages typed at the terminal: no progress line is drawn over the typing")
+    func noProgressOverTypedInput() throws {
+        var environment = RWSecretProcess.environment(home: home.url)
+        environment["RWSECRET_PASSWORD"] = "run secret"
+        environment["RWSECRET_PROGRESS_DELAY"] = "0"
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) decrypt --no-store --jobs 1", environment: environment, answers: [
+            ("", Messages.password("typed in first", "run secret")),
+            ("typed in first\r\n", Messages.password("typed in second", "run secret")),
+            ("typed in second\r\n", "\u{4}"),
+        ], timeout: 20)
+        #expect(!session.timedOut, "\(session.raw)")
+        #expect(session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("typed in second"), "\(session.lines)")
+        #expect(!session.raw.contains("\u{1B}[Krwsecret: "), "no progress line: \(session.raw)")
+    }
+}
