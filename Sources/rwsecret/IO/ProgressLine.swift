@@ -13,11 +13,15 @@ import Glibc
 /// (`Terminal` calls `suspend`/`resume` around a prompt; a run that reads its
 /// messages from a terminal never draws it).
 ///
-/// API for a run (one at a time; thread-safe):
-/// - `ProgressLine(unit: .messages)` or `(unit: .bytes)` — nil when stderr is not a terminal;
-/// - `update(done:total:)` (messages, with the input's bytes read of its total when known),
-///   `update(bytesDone:total:)` (bytes; total nil when unknown);
-/// - `clear()` — erase it (at the end of the run, or before writing around `Output`).
+/// API for a run (one line per process, the latest made; thread-safe):
+/// - `ProgressLine(unit: .messages)` or `(unit: .bytes)` — nil when stderr is not a terminal
+///   (make none under `--quiet`);
+/// - messages: `expectInputs(_:)` once, `startInput(_:)` per input, `update(done:)` per result
+///   ("3,025 messages, 41% of 12.0 MiB, 1,512/s, 7 s left" — the share of the input read,
+///   since how many messages a file holds is not known before it is read);
+/// - bytes (`decrypt --binary`): `update(bytesDone:total:)`, total nil when unknown
+///   ("412.0 MiB of 1.0 GiB (40%), 1,550.2 MiB/s, 1 s left");
+/// - `clear()` — erase it at the end of the run (writes through `Output` erase it anyway).
 final class ProgressLine: Sendable {
     enum Unit: Sendable { case messages, bytes }
 
@@ -51,8 +55,6 @@ final class ProgressLine: Sendable {
         interval = delay == 0 ? 0 : 200
         Self.current.withLock { $0 = self }
     }
-
-    deinit { clear() }
 
     /// `RWSECRET_PROGRESS_DELAY`: seconds before the line first shows (default 1).
     private static func delayFromEnvironment() -> Int {
