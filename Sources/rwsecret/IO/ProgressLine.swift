@@ -20,7 +20,7 @@ import Glibc
 ///   ("3,025 messages, 41% of 12.0 MiB, 1,512/s, 7 s left" — the share of the input read,
 ///   since how many messages a file holds is not known before it is read);
 /// - bytes (`decrypt --binary`): `update(bytesDone:total:)`, total nil when unknown
-///   ("412.0 MiB of 1.0 GiB (40%), 1,550.2 MiB/s, 1 s left");
+///   ("412.0 MiB of 1.0 GiB (40%), 1.5 GiB/s, 1 s left");
 /// - `clear()` — erase it at the end of the run (writes through `Output` erase it anyway).
 final class ProgressLine: Sendable {
     enum Unit: Sendable { case messages, bytes }
