@@ -29,8 +29,8 @@ struct BinaryDecryption {
             throw CommandFailure(error)
         }
         var stream = VerifiedStream(jobs: session.jobs)
-        let progress = session.global.quiet ? nil : Progress()
-        stream.progress = progress.map { progress in { done, total in progress.update(bytes: done, of: total) } }
+        let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
+        stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
         defer { progress?.clear() }
         do {
             let opened = try stream.decrypt(input: input.fd, head: head, keys: session.keys, to: destination)

@@ -10,16 +10,34 @@ extension RWSecret {
             commandName: "decrypt",
             abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").",
             discussion: """
-                Tries the stored passwords, then the passwords given for this run, until one \
-                opens each message; the password that opened the last message goes first. \
-                Plaintexts go to stdout in input order; failures to stderr as FILE:LINE: REASON.
+                Tries the stored passwords, then the passwords given for this run \
+                (--password-file, --ask-password, $RWSECRET_PASSWORD), until one opens each \
+                message; the password that opened the last message goes first. Blank lines and \
+                lines starting with # are skipped.
+
+                Output: each plaintext as it is, then a newline, on stdout, in input order, as \
+                soon as it and everything before it are done. A message that fails writes no \
+                stdout line (its error goes to stderr as FILE:LINE: REASON), and a plaintext that \
+                holds a newline prints as two lines: stdout lines do not match input lines one for \
+                one. Use --json to join results to their input.
+
+                --json writes one object per message instead, failures included: "source" (the \
+                file as given, - for stdin), "line" (1-based), "status" ("decrypted" or \
+                "failed"), then "plaintext" (UTF-8 text) or "plaintext_base64" (when the \
+                plaintext is not UTF-8) and "password" (the stored label, or where a run-only \
+                password came from: FILE:LINE, prompt, RWSECRET_PASSWORD, or key-file), or \
+                "error" (the reason). Never a secret.
+
+                Exit status: 0 all decrypted (or no message), 1 some message did not decrypt, \
+                64 bad usage, 65 bad data given for the run, 66 a missing file, 69 the store is \
+                unavailable, 73 cannot create the output, 74 an I/O error (man rwsecret.decrypt).
                 """
         )
 
         @OptionGroup var global: GlobalOptions
         @ParentCommand var root: RWSecret
 
-        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"))
+        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"), completion: .file())
         var files: [String] = []
 
         @Flag(help: "Write one JSON object per message instead of plaintexts.")
@@ -28,16 +46,16 @@ extension RWSecret {
         @Flag(help: "Read one raw (not base64) message of any size from FILE or stdin.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"))
+        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"), completion: .file())
         var output: String?
 
-        @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
+        @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
-        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable).", valueName: "file"))
+        @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable). $RWSECRET_PASSWORD, when set, is one more.", valueName: "file"), completion: .file())
         var passwordFile: [String] = []
 
         @Flag(help: "Also try a password asked once, without echo.")
@@ -64,7 +82,6 @@ extension RWSecret {
             }
             if json && binary { throw ValidationError("--json cannot be combined with --binary") }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
-            if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             if !(1...KeyDerivation.maximumIterations).contains(iterations) {
                 throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
@@ -80,6 +97,8 @@ extension RWSecret {
         }
 
         func run() throws {
+            // Here, not in validate(): the parser reports an unknown option only after validate() passes.
+            if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
             let global = try self.global.merged(with: root.global)
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
@@ -99,7 +118,7 @@ extension RWSecret {
                     global.verboseLine("store: none (--no-store)")
                     return nil
                 }
-                let store = try global.openStore()
+                let store = try global.openStore(runPasswordsGiven: !runOnly.isEmpty || keys != nil)
                 opened.store = store
                 return store
             }
@@ -107,6 +126,7 @@ extension RWSecret {
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
             let session = DecryptSession(client: client, keys: keys, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
+            session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let status = binary
                 ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)

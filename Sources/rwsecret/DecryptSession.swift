@@ -13,6 +13,8 @@ final class DecryptSession: @unchecked Sendable {
     let jobs: Int
     private let jobsReason: String
     private let writer: RecordWriter
+    /// Set by the command: the run-level line for an empty chain (said once, then cleared).
+    var emptyChainHint: (() -> String)?
 
     init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
@@ -22,7 +24,7 @@ final class DecryptSession: @unchecked Sendable {
         self.global = global
         self.jobs = max(1, jobs)
         self.jobsReason = jobsReason
-        writer = RecordWriter(mode: mode ?? RecordWriter.Mode(json: json), progress: global.quiet ? nil : Progress())
+        writer = RecordWriter(mode: mode ?? RecordWriter.Mode(json: json), progress: global.quiet ? nil : ProgressLine(unit: .messages))
     }
 
     /// What the pipeline delivers, in input order.
@@ -42,6 +44,7 @@ final class DecryptSession: @unchecked Sendable {
         let started = Clock.now
         global.verboseLine("jobs: \(jobs) (\(jobsReason))")
         let pipeline = OrderedPipeline<Outcome>(jobs: jobs) { [self] outcome in write(outcome) }
+        writer.expectInputs(files)
         do {
             for (index, name) in files.enumerated() { try read(name, index: index, into: pipeline) }
         } catch {
@@ -71,6 +74,7 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .rawMessage(source: name))
             return
         }
+        writer.startInput(input.fd)
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
         let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)
@@ -109,6 +113,10 @@ final class DecryptSession: @unchecked Sendable {
                 throw error
             }
             guard let head else {
+                if let hint = emptyChainHint {
+                    emptyChainHint = nil
+                    pipeline.synchronized { writer.runLine(hint()) }
+                }
                 pipeline.submit(result: .message(place, .failure(.message(.noPasswordOpened(tried: 0))), hint: nil))
                 continue
             }

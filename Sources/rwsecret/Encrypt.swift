@@ -11,7 +11,7 @@ extension RWSecret {
             abstract: "Encrypt each input line into one base64 message line (stdin when no FILE or \"-\").",
             discussion: """
                 The password comes from exactly one of --password-label, --password-file, \
-                --ask-password or --key-file; with none of them, from RWSECRET_PASSWORD. \
+                --ask-password or --key-file; with none of them, from $RWSECRET_PASSWORD. \
                 Every message gets fresh random salts and IV.
                 """
         )
@@ -19,37 +19,41 @@ extension RWSecret {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var root: RWSecret
 
-        @Argument(help: ArgumentHelp("Files of plaintext lines (\"-\" is stdin).", valueName: "file"))
+        @Argument(help: ArgumentHelp("Files of plaintext lines (\"-\" is stdin).", valueName: "file"), completion: .file())
         var files: [String] = []
 
         @Flag(help: "Turn the whole input (one FILE or stdin) into one raw message.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the message to this file.", valueName: "out"))
+        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the message to this file.", valueName: "out"), completion: .file())
         var output: String?
 
-        @Option(help: ArgumentHelp("Encrypt under the stored password with this label.", valueName: "label"))
-        var passwordLabel: [String] = []
+        @Option(help: ArgumentHelp("Encrypt under the stored password with this label.", valueName: "label"),
+                completion: .custom(LabelCompletion.complete))
+        var passwordLabel: String?
 
-        @Option(help: ArgumentHelp("Encrypt under the one password in this file.", valueName: "file"))
-        var passwordFile: [String] = []
+        @Option(help: ArgumentHelp("Encrypt under the one password in this file.", valueName: "file"), completion: .file())
+        var passwordFile: String?
 
         @Flag(help: "Ask for the password, without echo.")
         var askPassword = false
 
-        @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"))
-        var keyFile: [String] = []
+        @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
+        var keyFile: String?
 
         @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
         var iterations: Int?
 
         func validate() throws {
-            let sources = passwordLabel.count + passwordFile.count + keyFile.count + (askPassword ? 1 : 0)
+            // Single-valued options: the parser would let a repeat's last value win.
+            for name in ["--password-label", "--password-file", "--key-file"] where OptionOccurrences.count(name) > 1 {
+                throw ValidationError("\(name) can be given only once")
+            }
+            let sources = [passwordLabel, passwordFile, keyFile].compactMap { $0 }.count + (askPassword ? 1 : 0)
             if sources > 1 {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
             }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
-            if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
             try validateIterations()
         }
 
@@ -70,6 +74,8 @@ extension RWSecret {
         }
 
         func run() throws {
+            // Here, not in validate(): the parser reports an unknown option only after validate() passes.
+            if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
             let global = try self.global.merged(with: root.global)
             let credential = try loadCredential(global)
             if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
@@ -85,9 +91,9 @@ extension RWSecret {
         private func loadCredential(_ global: GlobalOptions) throws -> Credential {
             let password: SecretBytes
             let name: String
-            if let path = keyFile.first {
+            if let path = keyFile {
                 return .keys(try KeyFile.load(path))
-            } else if let path = passwordFile.first {
+            } else if let path = passwordFile {
                 let passwords = try RunPasswords.load(file: path)
                 guard passwords.count == 1 else {
                     throw CommandFailure(.dataError, "\(Output.escaped(path)): a password file for encrypt must hold exactly one password (it holds \(passwords.count))")
@@ -96,7 +102,7 @@ extension RWSecret {
             } else if askPassword {
                 password = try Terminal.readRunPassword()
                 name = "prompt"
-            } else if let label = passwordLabel.first {
+            } else if let label = passwordLabel {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
                 let store = try global.openStore()
                 let stored: [StoredPassword]
@@ -144,7 +150,7 @@ extension RWSecret {
                         Output.standardOutput.flush()
                         if Output.standardOutput.failed {
                             if Output.standardOutput.brokenPipe { return status.exitStatus }
-                            throw CommandFailure(.ioError, "stdout: write failed")
+                            throw CommandFailure(.ioError, "stdout: \(SystemError(code: Output.standardOutput.errorCode))")
                         }
                     }
                 } catch let error as SystemError {

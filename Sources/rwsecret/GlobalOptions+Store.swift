@@ -20,8 +20,10 @@ extension GlobalOptions {
 
     /// Opens the password store these options select, ready to use: a locked keyring,
     /// a missing vault passphrase or a wrong one stop here with 69 and advice.
-    /// Under `--verbose`, says which store and why.
-    func openStore() throws -> any PasswordStore {
+    /// Under `--verbose`, says which store and why. With `runPasswordsGiven` (passwords or a
+    /// key given for the run), the message for a locked or unreachable store also names
+    /// `--no-store`, which decrypts with those alone.
+    func openStore(runPasswordsGiven: Bool = false) throws -> any PasswordStore {
         let choice = try chooseStore()
         verboseLine("store: \(choice.kind.rawValue) (\(choice.reason))")
         do {
@@ -29,8 +31,10 @@ extension GlobalOptions {
             try store.open()
             verboseLine("store location: \(store.location)")
             return store
-        } catch {
-            throw CommandFailure(error)
+        } catch let error as StoreError {
+            let failure = CommandFailure(error)
+            guard runPasswordsGiven, failure.status == .unavailable else { throw failure }
+            throw CommandFailure(.unavailable, failure.message + "; or add --no-store to decrypt with only the passwords given for this run")
         }
     }
 

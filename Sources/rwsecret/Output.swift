@@ -15,6 +15,8 @@ final class Output: @unchecked Sendable {
     /// Set when a write failed; `brokenPipe` when the reader went away.
     private(set) var failed = false
     private(set) var brokenPipe = false
+    /// The errno of the failed write ("No space left on device").
+    private(set) var errorCode: Int32 = 0
 
     init(fd: Int32, unbuffered: Bool = false) {
         self.fd = fd
@@ -39,12 +41,14 @@ final class Output: @unchecked Sendable {
         // Plaintexts pass through this buffer: wipe it, not just forget it.
         defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
+        ProgressLine.eraseBeforeWriting(to: fd)  // never text after the progress line on one terminal line
         var offset = 0
         while offset < buffer.count {
             let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
                 failed = true
+                errorCode = errno
                 brokenPipe = errno == EPIPE
                 return
             }

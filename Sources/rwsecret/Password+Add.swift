@@ -22,14 +22,16 @@ extension RWSecret.Password {
         @Argument(help: ArgumentHelp("The label (1–64 characters, no control characters).", valueName: "label"))
         var label: String?
 
-        @Option(name: .customLong("min-length"), help: ArgumentHelp("Require at least N characters.", valueName: "n"))
+        // Unconditional: `--min-length -3` is a (bad) number, not a missing value.
+        @Option(name: .customLong("min-length"), parsing: .unconditional, help: ArgumentHelp("Require at least N characters.", valueName: "n"))
         var minLength: Int?
 
-        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric.", valueName: "class"))
-        var require: [CharacterClassValidator.Requirement] = []
+        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric (given at most once).", valueName: "class"),
+                completion: .list(CharacterClassValidator.Requirement.allCases.map(\.rawValue)))
+        var require: CharacterClassValidator.Requirement?
 
         func validate() throws {
-            if require.count > 1 { throw ValidationError("--require can be given only once") }
+            if OptionOccurrences.count("--require") > 1 { throw ValidationError("--require can be given only once") }
             if let minLength, minLength < 1 { throw ValidationError("--min-length must be at least 1") }
         }
 
@@ -40,14 +42,14 @@ extension RWSecret.Password {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
             }
             let secret = try readPassword()
-            let given = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require.first, stored: [])
+            let given = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
             try report(given.validate(secret))
 
             let store = try global.openStore()
             do {
                 // "Not already stored" and the label choice run under the store's lock, so
                 // that concurrent adds neither store one secret twice nor take one label twice.
-                let minLength = self.minLength, requirement = require.first
+                let minLength = self.minLength, requirement = require
                 let used = try store.add(secret, label: label) { secret, stored in
                     CompositeValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
                 }
@@ -61,7 +63,7 @@ extension RWSecret.Password {
 
         /// On a terminal: asked twice without echo, and both must match. Otherwise one line of stdin.
         private func readPassword() throws -> SecretBytes {
-            guard Terminal.isInteractive else { return Terminal.readStandardInputLine() }
+            guard Terminal.isInteractive else { return try Terminal.readOnlyStandardInputLine() }
             let first = try Terminal.readSecret(prompt: "Password to store: ")
             let second = try Terminal.readSecret(prompt: "Again: ")
             guard first.isEqual(to: second) else { throw CommandFailure(.dataError, "the two passwords differ; nothing was stored") }

@@ -12,7 +12,7 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Argument(help: ArgumentHelp("The labels to remove.", valueName: "label"))
+        @Argument(help: ArgumentHelp("The labels to remove.", valueName: "label"), completion: .custom(LabelCompletion.complete))
         var labels: [String]
 
         func validate() throws {

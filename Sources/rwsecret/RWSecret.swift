@@ -13,6 +13,10 @@ struct RWSecret: ParsableCommand {
             Passwords live in the Secret Service keyring (--store keyring) or in an \
             encrypted vault file (--store file); `auto` picks the keyring when one is \
             running. No option ever takes a password on the command line.
+
+            Environment: RWSECRET_STORE, RWSECRET_VAULT, RWSECRET_VAULT_PASSPHRASE, \
+            RWSECRET_PASSWORD, RWSECRET_JOBS, RWSECRET_PROGRESS_DELAY (see the man page \
+            rwsecret(1), or `rwsecret help decrypt`).
             """,
         version: RWSecretKit.version,
         subcommands: [Decrypt.self, Encrypt.self, Password.self, Vault.self, Status.self]
@@ -36,6 +40,7 @@ struct RWSecret: ParsableCommand {
             Crypto.prepareInBackground()
         }
         do {
+            if let failure = CommandWords.check(Array(CommandLine.arguments.dropFirst())) { throw failure }
             var command = try parseAsRoot()
             try command.run()
             Output.standardOutput.flush()

@@ -29,11 +29,11 @@ final class RecordWriter {
     let mode: Mode
     private(set) var status = RunStatus()
     private(set) var counts = (decrypted: 0, failed: 0, skipped: 0)
-    private let progress: Progress?
+    private let progress: ProgressLine?
     /// The hints already given for the current input.
     private var hintsGiven: (input: Int, hints: Set<FormatHint>) = (-1, [])
 
-    init(mode: Mode, progress: Progress?) {
+    init(mode: Mode, progress: ProgressLine?) {
         self.mode = mode
         self.progress = progress
     }
@@ -97,6 +97,15 @@ final class RecordWriter {
         status.record(.failure)
     }
 
+    /// The inputs of the run (their total size, when known, gives the progress line a total).
+    func expectInputs(_ files: [String]) { progress?.expectInputs(files) }
+
+    /// A new input starts: the progress line measures it (its size, when known).
+    func startInput(_ fd: Int32) { progress?.startInput(fd) }
+
+    /// A run-level line on stderr (not about one message), in order with the results.
+    func runLine(_ text: String) { errorLine(text) }
+
     /// Clears the progress line at the end of the run.
     func finish() { progress?.clear() }
 
@@ -139,7 +148,7 @@ final class RecordWriter {
     /// The reader closed stdout (quietly ends the run, like other filters) or writing failed (74).
     private func standardOutputFailed() -> Never {
         if Output.standardOutput.brokenPipe { ProcessHardening.exit(status.exitStatus.rawValue) }
-        Output.standardError.line("rwsecret: stdout: write failed")
+        Output.standardError.line("rwsecret: stdout: \(SystemError(code: Output.standardOutput.errorCode))")
         ProcessHardening.exit(ExitStatus.ioError.rawValue)
     }
 }

@@ -5,19 +5,39 @@ import Glibc
 
 /// The terminal: prompts without echo. The only file that touches the TTY.
 enum Terminal {
-    /// Whether stdin and stderr are both terminals (so a person can be asked).
-    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+    /// Whether stdin is a terminal: `password add` then asks twice without echo (on
+    /// `/dev/tty`) instead of reading its one line from stdin — also with stderr
+    /// redirected, where reading stdin would echo the password as it is typed.
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Set by shell completion: it must never stop to ask for a passphrase.
+    nonisolated(unsafe) static var promptsForbidden = false
+
+    /// Whether a person can be asked: the controlling terminal (`/dev/tty`) can be opened,
+    /// whatever stdin, stdout and stderr are — `cat msgs | rwsecret decrypt` still asks
+    /// for the vault passphrase there, as gpg, ssh and sudo do.
+    static var canAsk: Bool {
+        if promptsForbidden { return false }
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { return false }
+        defer { close(tty) }
+        return isatty(tty) == 1
+    }
 
     /// Asks on the controlling terminal (`/dev/tty`) with echo off and reads one line.
     ///
     /// The terminal, not stdin, is used so that messages can still arrive on stdin.
-    /// Echo is restored whatever happens (also on Ctrl-C, via the saved settings).
+    /// Echo is restored whatever happens (also on Ctrl-C, via the saved settings). The
+    /// progress line is erased first and not drawn until the answer is in.
     static func readSecret(prompt: String) throws -> SecretBytes {
-        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        if promptsForbidden { throw CommandFailure(.usage, "cannot ask for a password here") }
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard tty >= 0 else { throw CommandFailure(.usage, "cannot ask for a password: there is no terminal") }
         defer { close(tty) }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else { throw CommandFailure(.usage, "cannot ask for a password: there is no terminal") }
+        ProgressLine.suspend()
+        defer { ProgressLine.resume() }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
@@ -84,6 +104,21 @@ extension Terminal {
     /// `maximumLineLength + 1` bytes, which the length validator then rejects.
     static func readStandardInputLine() -> SecretBytes {
         readLine(from: STDIN_FILENO)
+    }
+
+    /// `readStandardInputLine`, and stdin must end after that line: a second line is
+    /// bad data (65). Chosen over ignoring it: a file of several passwords piped in by
+    /// mistake would otherwise store its first line and silently drop the rest.
+    static func readOnlyStandardInputLine() throws -> SecretBytes {
+        let line = readLine(from: STDIN_FILENO)
+        var byte: UInt8 = 0
+        var n: Int
+        repeat { n = Glibc.read(STDIN_FILENO, &byte, 1) } while n < 0 && errno == EINTR
+        byte = 0
+        if n > 0 {
+            throw CommandFailure(.dataError, "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)")
+        }
+        return line
     }
 
     /// One line from `fd`, a byte at a time (nothing past the LF is consumed), without

@@ -41,7 +41,7 @@ final class VaultPassphrase {
             } else if lastGiven?.source == .environment {
                 return nil
             }
-            guard Terminal.isInteractive else {
+            guard Terminal.canAsk else {
                 if attempt == 1 { throw .noPassphrase(path: vaultPath, reason: "there is no terminal to ask it on") }
                 return nil
             }
@@ -55,7 +55,7 @@ final class VaultPassphrase {
             return given(try ask(prompt), .terminal)
         case .create:
             if let value = Self.environmentPassphrase() { return given(value, .environment) }
-            guard Terminal.isInteractive else { throw .noPassphrase(path: vaultPath, reason: "there is no terminal to ask it on") }
+            guard Terminal.canAsk else { throw .noPassphrase(path: vaultPath, reason: "there is no terminal to ask it on") }
             let rules = "rwsecret: a new vault will be created at \(vaultPath).\n" + Self.rules
             return given(try askNew(intro: rules, prompt: "New vault passphrase: "), .terminal)
         }

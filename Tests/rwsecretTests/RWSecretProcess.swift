@@ -23,6 +23,8 @@ struct RWSecretProcess {
         fatalError("rwsecret binary not found near \(Bundle.main.bundleURL.path)")
     }()
 
+    static let detach = "/usr/bin/setsid"
+
     /// A clean environment: no keyring, a private vault folder, no passwords.
     static func environment(home: URL, extra: [String: String] = [:]) -> [String: String] {
         var env: [String: String] = [
@@ -46,8 +48,17 @@ struct RWSecretProcess {
     static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil,
                     mergingStandardError: Bool = false, executable: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = executable ?? Self.executable
-        process.arguments = arguments
+        // In a session of its own (util-linux setsid), so the child has no controlling
+        // terminal even when the tests run from one: rwsecret asks on /dev/tty whenever it
+        // can open it, and a test must never stop at a prompt on the developer's terminal.
+        let program = executable ?? Self.executable
+        if FileManager.default.isExecutableFile(atPath: detach) {
+            process.executableURL = URL(fileURLWithPath: detach)
+            process.arguments = ["--wait", program.path] + arguments
+        } else {
+            process.executableURL = program
+            process.arguments = arguments
+        }
         process.environment = environment
         if let directory { process.currentDirectoryURL = directory }
         let input = Pipe(), output = Pipe(), error = Pipe()
@@ -60,7 +71,7 @@ struct RWSecretProcess {
         // A run that stops before reading stdin (a fatal error) must not kill the tests with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let writer = Thread {
-            try? input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.write(contentsOf: stdin)  // the child may exit unread (EPIPE)
             try? input.fileHandleForWriting.close()
         }
         writer.start()

@@ -95,7 +95,7 @@ struct PasswordChainTests {
         }
         #expect(try chainNames(client) == ["c", "a", "b"])
         #expect(store.reads == 1)
-        try store.add(SecretBytes(utf8: "delta"), label: "d")
+        _ = try store.add(SecretBytes(utf8: "delta"), label: "d")
         #expect(try client.decrypt(try message("for d", "delta")).get().password.name == "d")
         #expect(try chainNames(client) == ["d", "a", "b", "c"])
         #expect(store.reads == 2)

@@ -20,21 +20,38 @@ struct TestVector: CustomTestStringConvertible, Sendable {
 
 /// Reads the official vectors; does exactly enough for their format.
 enum TestVectors {
-    /// `../shared/rncryptor-spec-vectors`, found by walking up from this file.
+    /// `Fixtures/rncryptor-spec-vectors` of this project, found by walking up from this
+    /// file to the folder that holds `Package.swift`: the vectors ship with the project,
+    /// so a clone tests them with nothing beside it.
     static let directory: URL? = {
+        guard let root = projectRoot else { return nil }
+        let candidate = root.appendingPathComponent("Fixtures/rncryptor-spec-vectors")
+        return FileManager.default.fileExists(atPath: candidate.appendingPathComponent("v3/password").path) ? candidate : nil
+    }()
+
+    /// The folder holding `Package.swift`, walking up from this file.
+    static let projectRoot: URL? = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while dir.path != "/" {
-            let candidate = dir.appendingPathComponent("shared/rncryptor-spec-vectors")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("v3/password").path) {
-                return candidate
-            }
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir }
             dir.deleteLastPathComponent()
         }
         return nil
     }()
 
+    /// `../shared/rncryptor-spec-vectors` beside the project, when there is one: the
+    /// copy the shipped files were taken from (a test checks they still agree).
+    static let sharedDirectory: URL? = {
+        guard let candidate = projectRoot?.deletingLastPathComponent().appendingPathComponent("shared/rncryptor-spec-vectors"),
+              FileManager.default.fileExists(atPath: candidate.appendingPathComponent("v3/password").path) else { return nil }
+        return candidate
+    }()
+
+    /// The vector files, relative to the vectors folder.
+    static let files = ["v1/kdf", "v1/password", "v2/kdf", "v2/password", "v3/kdf", "v3/key", "v3/password"]
+
     static var missingReason: String {
-        "the official RNCryptor vectors were not found (expected ../shared/rncryptor-spec-vectors beside the project)"
+        "the official RNCryptor vectors were not found (expected Fixtures/rncryptor-spec-vectors in the project)"
     }
 
     /// Every record of `name` (e.g. "v3/password"); empty when the folder is absent.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs the built `rwsecret` on a real pseudo-terminal (python3's `pty.fork`) and
 /// answers its prompts in turn, like a person at a terminal.
-enum PseudoTerminal {
+enum PromptDriver {
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") }
 
     /// The driver: for each (prompt, reply) it reads the terminal until `prompt` appears

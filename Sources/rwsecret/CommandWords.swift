@@ -1,0 +1,93 @@
+import ArgumentParser
+
+/// The command words of a command line, checked before the argument parser sees them:
+/// a mistyped command gets a "did you mean", `help` of an unknown command and a command
+/// group given alone (`rwsecret password`) are bad usage (64) with usage on stderr.
+///
+/// The parser itself would report `rwsecret decrpyt` as "2 unexpected arguments", print a
+/// group's help on stdout with exit 0, and answer `help nosuch` with the root's help.
+enum CommandWords {
+    /// The options that take a value before a subcommand's name (the global ones).
+    static let valueOptions: Set<String> = ["--store", "--vault"]
+
+    /// A usage failure for `arguments` (without the program name), or nil to let the parser run.
+    static func check(_ arguments: [String]) -> CommandFailure? {
+        let words = arguments.prefix { $0 != "--" }
+        // Help, version and the parser's own tooling options answer as usual.
+        if words.contains(where: { ["-h", "--help", "-help", "--version"].contains($0) || $0.hasPrefix("--generate-completion-script") || $0.hasPrefix("--experimental") || $0.hasPrefix("---") }) {
+            return nil
+        }
+        var command: ParsableCommand.Type = RWSecret.self
+        var path: [String] = []
+        var iterator = words.makeIterator()
+        var helpPath: [String]?
+        while let word = iterator.next() {
+            if word.hasPrefix("-") && word != "-" {
+                if valueOptions.contains(word) { _ = iterator.next() }
+                continue
+            }
+            let subcommands = command.configuration.subcommands
+            if subcommands.isEmpty { break }  // a leaf's own arguments
+            if command == RWSecret.self, word == "help", helpPath == nil {
+                helpPath = []
+                continue
+            }
+            guard let next = subcommands.first(where: { $0._commandName == word }) else {
+                let names = subcommands.map { $0._commandName } + (command == RWSecret.self && helpPath == nil ? ["help"] : [])
+                var message = "unknown command '\(word)'"
+                if let guess = suggestion(for: word, among: names) { message += "; did you mean '\(guess)'?" }
+                let usagePath = (["rwsecret"] + path).joined(separator: " ")
+                message += "\nUsage: \(usagePath) <command> (one of: \(names.joined(separator: ", ")))\n  See '\(usagePath) --help'."
+                return CommandFailure(.usage, message)
+            }
+            command = next
+            path.append(word)
+            helpPath?.append(word)
+        }
+        if helpPath != nil { return nil }
+        if command != RWSecret.self, !command.configuration.subcommands.isEmpty {
+            let names = command.configuration.subcommands.map { $0._commandName }
+            return CommandFailure(.usage, "'\(path.joined(separator: " "))' needs a command: \(names.joined(separator: ", "))\n\n"
+                                  + RWSecret.helpMessage(for: command))
+        }
+        return nil
+    }
+
+    /// The closest of `names` to `word`: within two edits (a swap of neighbours is one),
+    /// or one being a prefix of the other.
+    static func suggestion(for word: String, among names: [String]) -> String? {
+        let scored = names.map { name -> (String, Int) in
+            if name.hasPrefix(word) || word.hasPrefix(name) { return (name, 1) }
+            return (name, distance(Array(word), Array(name)))
+        }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    /// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return d[a.count][b.count]
+    }
+}
+
+/// How often an option is given (`--name VALUE` or `--name=VALUE`) before a `--`: for
+/// options given at most once, which the parser would otherwise let the last one win.
+enum OptionOccurrences {
+    static func count(_ name: String, in arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Int {
+        arguments.prefix { $0 != "--" }.filter { $0 == name || $0.hasPrefix(name + "=") }.count
+    }
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Proves that `make install` installed the static release binary: no libswift* among its
+# NEEDED libraries, no RUNPATH into the toolchain, and it runs (decrypts the demo messages)
+# with the Swift toolchain out of reach. Run by `make test` (target check-install).
+# Usage: check-installed-binary.sh ROOT BIN TOOLCHAIN_DIR   (ROOT: DESTDIR+PREFIX)
+set -u
+root=$1 bin=$2 toolchain=$3
+fail() { echo "FAILED: $*"; exit 1; }
+[ -x "$bin" ] || fail "$bin was not installed"
+for f in share/man/man1/rwsecret.1 share/man/man1/rwsecret.decrypt.1 \
+         share/bash-completion/completions/rwsecret share/zsh/site-functions/_rwsecret \
+         share/fish/vendor_completions.d/rwsecret.fish; do
+  [ -s "$root/$f" ] || fail "$root/$f was not installed"
+done
+# The man pages carry the sections the plugin cannot write (scripts/man-sections.sh).
+for page in "$root"/share/man/man1/rwsecret*.1; do
+  for section in '.Sh ENVIRONMENT' '.Sh "EXIT STATUS"' 'RWSECRET_VAULT_PASSPHRASE' '.It 69'; do
+    grep -qF "$section" "$page" || fail "$page has no $section"
+  done
+done
+command -v readelf >/dev/null || fail "readelf (binutils) is needed for this check"
+dynamic=$(readelf -d "$bin") || fail "readelf -d $bin"
+needed=$(printf '%s\n' "$dynamic" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+echo "NEEDED: $needed"
+case " $needed" in *" libswift"*|*" libFoundation"*|*" libdispatch"*|*" libBlocksRuntime"*)
+  fail "the installed binary needs the Swift runtime: $needed" ;; esac
+runpath=$(printf '%s\n' "$dynamic" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+case "$runpath" in *"$toolchain"*|*/swift*) fail "the installed binary's RUNPATH points into the toolchain: $runpath" ;; esac
+
+# Run it where the toolchain cannot be found: a private mount namespace with an empty
+# tmpfs over the toolchain's folder (root, or an unprivileged user namespace).
+here=$(cd "$(dirname "$0")/.." && pwd)
+expected="$here/Fixtures/messages.expected"
+passwords=$(mktemp) && trap 'rm -f "$passwords"' EXIT && printf 'password\nray\nraywender\n' > "$passwords"
+run='PATH=/usr/bin:/bin; export PATH; [ ! -e "$3/usr/bin/swift" ] || { echo "toolchain still visible"; exit 99; };
+     "$1" decrypt --no-store --quiet --password-file "$4" "$2/Fixtures/messages.txt" 2>/dev/null; [ $? -eq 1 ]'
+if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then how="unshare --mount"
+elif unshare --mount --map-root-user true 2>/dev/null; then how="unshare --mount --map-root-user"
+else how=""; fi
+if [ -n "$how" ] && [ -d "$toolchain" ]; then
+  out=$($how sh -c "mount -t tmpfs none '$toolchain' && $run" sh "$bin" "$here" "$toolchain" "$passwords") \
+    || fail "the installed binary did not run with $toolchain hidden: $out"
+  where="with $toolchain hidden (empty tmpfs over it)"
+else
+  out=$(env -i sh -c "$run" sh "$bin" "$here" "$toolchain" "$passwords") || fail "the installed binary did not run: $out"
+  where="with an empty environment (could not hide $toolchain: no mount namespace)"
+fi
+[ "$out" = "$(cat "$expected")" ] || fail "the installed binary printed '$out', not the demo plaintexts"
+echo "static: no libswift* NEEDED, no RUNPATH into the toolchain; decrypted the demo messages $where"

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Gives the man pages that swift-argument-parser's generate-manual plugin writes the
+# sections it cannot: ENVIRONMENT and FILES, a real EXIT STATUS (the plugin writes only
+# "exits 0 on success, >0 if an error occurs") and, per page, EXAMPLES.
+# Usage: man-sections.sh PAGES_DIR FRAGMENTS_DIR   (run by `make man`; idempotent)
+set -eu
+pages=$1 fragments=$2
+for page in "$pages"/*.1; do
+  grep -q '^\.\\" rwsecret sections' "$page" && continue
+  name=$(basename "$page" .1)
+  examples="$fragments/examples/$name.mdoc"
+  [ -f "$examples" ] || examples=/dev/null
+  awk -v env="$fragments/environment.mdoc" -v exit_status="$fragments/exit-status.mdoc" -v examples="$examples" '
+    function include(file,   line) { while ((getline line < file) > 0) print line; close(file) }
+    /^\.Sh "EXIT STATUS"/ {
+      print ".\\\" rwsecret sections: Documentation/man/ (scripts/man-sections.sh)"
+      include(env); include(exit_status); include(examples); skipping = 1; next
+    }
+    /^\.Sh / { skipping = 0 }
+    !skipping { print }
+  ' "$page" > "$page.tmp"
+  mv "$page.tmp" "$page"
+done
