@@ -55,7 +55,7 @@ public enum KeyDerivation {
     private static let derived = Atomic<Int>(0)
 
     /// Derives one 32-byte key from `password` and `salt` with `iterations` rounds (≥ 1).
-    public static func key(password: SecretBytes, salt: some ContiguousBytes, iterations: Int = iterations) -> SecretBytes {
+    public static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations) -> SecretBytes {
         derived.add(1, ordering: .relaxed)
         return key(password: password, salt: salt, iterations: iterations, using: active)
     }
@@ -70,7 +70,7 @@ public enum KeyDerivation {
     }
 
     /// Derives one 32-byte key with a chosen implementation.
-    public static func key(password: SecretBytes, salt: some ContiguousBytes, iterations: Int = iterations, using implementation: Implementation) -> SecretBytes {
+    public static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations, using implementation: Implementation) -> SecretBytes {
         pbkdf2SHA1(password: password, salt: salt, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
     }
 
@@ -84,7 +84,7 @@ public enum KeyDerivation {
 
     /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
     /// and measurements; RNCryptor itself uses `key(password:salt:)`.
-    public static func pbkdf2SHA1(password: SecretBytes, salt: some ContiguousBytes, iterations: Int, keyLength: Int, using implementation: Implementation) -> SecretBytes {
+    public static func pbkdf2SHA1(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int, keyLength: Int, using implementation: Implementation) -> SecretBytes {
         let saltBytes = salt.withUnsafeBytes { Array($0) }
         return pbkdf2SHA1([(password, saltBytes)], iterations: iterations, keyLength: keyLength, using: implementation)[0]
     }

@@ -35,7 +35,7 @@ public final class Decryptor {
 
     /// Feeds the next bytes of the message; returns plaintext that is
     /// **unverified until `finalize()` succeeds**.
-    public func update(_ data: some ContiguousBytes) throws(RNCryptorError) -> [UInt8] {
+    public func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) -> [UInt8] {
         var result: Result<[UInt8], RNCryptorError> = .success([])
         data.withUnsafeBytes { raw in result = Result { () throws(RNCryptorError) in try update(raw) } }
         return try result.get()
@@ -132,7 +132,7 @@ public final class BodyDecryptor {
     }
 
     /// Feeds body bytes; returns **unverified** plaintext.
-    public func update(_ data: some ContiguousBytes) -> [UInt8] {
+    public func update(_ data: some ContiguousByteStorage) -> [UInt8] {
         data.withUnsafeBytes { update($0) }
     }
 

@@ -46,7 +46,7 @@ public final class Encryptor {
     }
 
     /// Encrypts the next plaintext bytes; returns the next message bytes.
-    public func update(_ plaintext: some ContiguousBytes) -> [UInt8] {
+    public func update(_ plaintext: some ContiguousByteStorage) -> [UInt8] {
         var out = takeHeader()
         let start = out.count
         plaintext.withUnsafeBytes { cipher.update($0, into: &out) }

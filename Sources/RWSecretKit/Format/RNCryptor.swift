@@ -3,13 +3,13 @@
 /// The decrypt functions return nothing unless the HMAC verifies.
 public enum RNCryptor {
     /// Encrypts `plaintext` as a v3 password-based message.
-    public static func encrypt(_ plaintext: some ContiguousBytes, password: SecretBytes) -> [UInt8] {
+    public static func encrypt(_ plaintext: some ContiguousByteStorage, password: SecretBytes) -> [UInt8] {
         let encryptor = Encryptor(password: password)
         return encryptor.update(plaintext) + encryptor.finalize()
     }
 
     /// Encrypts `plaintext` as a v3 key-based message.
-    public static func encrypt(_ plaintext: some ContiguousBytes, keys: MessageKeys) -> [UInt8] {
+    public static func encrypt(_ plaintext: some ContiguousByteStorage, keys: MessageKeys) -> [UInt8] {
         let encryptor = Encryptor(keys: keys)
         return encryptor.update(plaintext) + encryptor.finalize()
     }

@@ -21,7 +21,7 @@ final class Authenticator {
     static func prepare() { _ = hmac }
 
     /// Starts an HMAC-SHA256 keyed with `key`.
-    init(key: some ContiguousBytes) {
+    init(key: some ContiguousByteStorage) {
         guard let ctx = EVP_MAC_CTX_new(Self.hmac) else { fatalError("OpenSSL EVP_MAC_CTX_new failed (out of memory)") }
         context = ctx
         var params = [
@@ -44,7 +44,7 @@ final class Authenticator {
     }
 
     /// Adds `bytes` to the authenticated data.
-    func update(_ bytes: some ContiguousBytes) {
+    func update(_ bytes: some ContiguousByteStorage) {
         bytes.withUnsafeBytes { update($0) }
     }
 
@@ -58,7 +58,7 @@ final class Authenticator {
     }
 
     /// The HMAC-SHA256 of `data` under `key`, in one call.
-    static func tag(key: some ContiguousBytes, data: some ContiguousBytes) -> [UInt8] {
+    static func tag(key: some ContiguousByteStorage, data: some ContiguousByteStorage) -> [UInt8] {
         let auth = Authenticator(key: key)
         auth.update(data)
         return auth.finalize()

@@ -17,7 +17,7 @@ final class Cipher {
     static func prepare() { _ = aes256CBC }
 
     /// Starts a cipher with a 32-byte `key` and a 16-byte `iv`.
-    init(_ direction: Direction, key: some ContiguousBytes, iv: some ContiguousBytes) {
+    init(_ direction: Direction, key: some ContiguousByteStorage, iv: some ContiguousByteStorage) {
         guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL EVP_CIPHER_CTX_new failed (out of memory)") }
         context = ctx
         let ok = key.withUnsafeBytes { k in

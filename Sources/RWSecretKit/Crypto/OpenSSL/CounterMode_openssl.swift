@@ -20,7 +20,7 @@ final class SHA1Authenticator {
     private let context: OpaquePointer
 
     /// Starts an HMAC-SHA1 keyed with `key`.
-    init(key: some ContiguousBytes) {
+    init(key: some ContiguousByteStorage) {
         guard let ctx = EVP_MAC_CTX_new(Self.hmac) else { fatalError("OpenSSL EVP_MAC_CTX_new failed (out of memory)") }
         context = ctx
         var params = [
@@ -69,7 +69,7 @@ final class LittleEndianCounterCipher {
     private var keystreamOffset = Crypto.blockSize
 
     /// Starts the counter at `iv` under a 32-byte `key`.
-    init(key: some ContiguousBytes, iv: [UInt8]) {
+    init(key: some ContiguousByteStorage, iv: [UInt8]) {
         precondition(iv.count == Crypto.blockSize)
         guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL EVP_CIPHER_CTX_new failed (out of memory)") }
         context = ctx

@@ -46,7 +46,7 @@ extension Crypto {
     }
 
     /// Compares two byte collections in constant time.
-    public static func constantTimeEqual<A: ContiguousBytes, B: ContiguousBytes>(_ a: A, _ b: B) -> Bool {
+    public static func constantTimeEqual<A: ContiguousByteStorage, B: ContiguousByteStorage>(_ a: A, _ b: B) -> Bool {
         a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in constantTimeEqual(pa, pb) } }
     }
 
@@ -70,9 +70,9 @@ extension Crypto {
 }
 
 /// Something whose bytes can be read contiguously (arrays, slices, secrets).
-public protocol ContiguousBytes {
+public protocol ContiguousByteStorage {
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
-extension Array: ContiguousBytes where Element == UInt8 {}
-extension ArraySlice: ContiguousBytes where Element == UInt8 {}
-extension SecretBytes: ContiguousBytes {}
+extension Array: ContiguousByteStorage where Element == UInt8 {}
+extension ArraySlice: ContiguousByteStorage where Element == UInt8 {}
+extension SecretBytes: ContiguousByteStorage {}
