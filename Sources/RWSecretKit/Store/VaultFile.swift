@@ -84,62 +84,21 @@ enum VaultFile {
     static func replace(_ path: String, with bytes: [UInt8], unnamed: Bool = true) throws(StoreError) {
         try StoreFiles.createFolders(for: path)
         let folder = StoreFiles.folder(of: path)
-        let name = StoreFiles.name(of: path)
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else { throw .io("cannot open the folder \(folder): \(StoreFiles.errnoText())") }
         defer { close(folderFD) }
         sweep(folderFD, prefix: temporaryPrefix(for: path))
-
-        // Unnamed until complete; a named temporary only where O_TMPFILE is not supported.
-        var named: String?
-        var fd = unnamed ? openat(folderFD, ".", rws_o_tmpfile() | O_WRONLY | O_CLOEXEC, 0o600) : -1
-        if fd < 0 {
-            guard !unnamed || [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(errno) else {
-                throw .io("cannot create a temporary file in \(folder): \(StoreFiles.errnoText())")
-            }
-            let candidate = temporaryPrefix(for: path) + randomSuffix()
-            fd = openat(folderFD, candidate, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw .io("cannot create a temporary file in \(folder): \(StoreFiles.errnoText())") }
-            named = candidate
+        // Unnamed until complete (PrivateFile); a named temporary only where O_TMPFILE is not supported.
+        do {
+            let file = try PrivateFile(in: folder, needsName: true, prefix: temporaryPrefix(for: path), unnamed: unnamed)
+            try file.write(bytes)
+            try file.sync()
+            try file.link(as: path)
+        } catch {
+            throw .io("cannot write the new vault in \(folder): \(error)")
         }
-        var renamed = false
-        defer {
-            close(fd)
-            if !renamed, let named { unlinkat(folderFD, named, 0) }
-        }
-        guard fchmod(fd, 0o600) == 0 else { throw .io("cannot set the mode of the new vault in \(folder): \(StoreFiles.errnoText())") }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io("cannot write the new vault in \(folder): \(StoreFiles.errnoText())")
-            }
-            offset += n
-        }
-        guard fsync(fd) == 0 else { throw .io("cannot sync the new vault in \(folder): \(StoreFiles.errnoText())") }
-        if named == nil { named = try link(fd, in: folderFD, prefix: temporaryPrefix(for: path), folder: folder) }
-        guard renameat(folderFD, named!, folderFD, name) == 0 else {
-            throw .io("cannot replace the vault \(path): \(StoreFiles.errnoText())")
-        }
-        renamed = true
         // Make the rename itself durable.
         _ = fsync(folderFD)
-    }
-
-    /// Gives the unnamed file `fd` a fresh name in the folder: `linkat` with
-    /// `AT_EMPTY_PATH` where permitted (it needs CAP_DAC_READ_SEARCH), else through
-    /// `/proc/self/fd/N`.
-    private static func link(_ fd: Int32, in folderFD: Int32, prefix: String, folder: String) throws(StoreError) -> String {
-        for _ in 0..<16 {
-            let candidate = prefix + randomSuffix()
-            if linkat(fd, "", folderFD, candidate, rws_at_empty_path()) == 0 { return candidate }
-            if errno == EEXIST { continue }
-            if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", folderFD, candidate, AT_SYMLINK_FOLLOW) == 0 { return candidate }
-            if errno == EEXIST { continue }
-            throw .io("cannot name the new vault in \(folder): \(StoreFiles.errnoText())")
-        }
-        throw .io("cannot name the new vault in \(folder): every name tried exists")
     }
 
     /// Removes this vault's leftover temporaries, and those of older versions
@@ -165,11 +124,5 @@ enum VaultFile {
             stale.append(name)
         }
         for name in stale { unlinkat(folderFD, name, 0) }
-    }
-
-    private static func randomSuffix() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<12).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 }

@@ -26,12 +26,17 @@ package final class PrivateFile {
     private var fallbackName: String?
     /// Bytes written so far.
     package private(set) var size = 0
+    /// How the names this file ever has in `folder` begin (hidden, so that a sweep can find leftovers).
+    private let prefix: String
 
     /// A new empty file in `folder`. `needsName`: whether `link` will be called
     /// (a fallback file that will never be linked is unlinked at once).
-    package init(in folder: String, needsName: Bool) throws(SystemError) {
+    /// `prefix` begins every name it is given; `unnamed: false` forces the named
+    /// fallback (for tests of filesystems without `O_TMPFILE`).
+    package init(in folder: String, needsName: Bool, prefix: String = ".rwsecret-", unnamed: Bool = true) throws(SystemError) {
         self.folder = folder
-        let tmpfile = rws_o_tmpfile()
+        self.prefix = prefix
+        let tmpfile = unnamed ? rws_o_tmpfile() : 0
         let fd = tmpfile == 0 ? -1 : open(folder, tmpfile | O_RDWR | O_CLOEXEC, 0o600)
         if fd >= 0 {
             self.fd = fd
@@ -39,7 +44,7 @@ package final class PrivateFile {
         }
         // EISDIR or EOPNOTSUPP: the kernel or filesystem has no O_TMPFILE.
         guard tmpfile == 0 || errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { throw SystemError.current }
-        var template = Array((folder + "/.rwsecret-XXXXXX").utf8CString)
+        var template = Array((folder + "/" + prefix + "XXXXXX").utf8CString)
         let named = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard named >= 0 else { throw SystemError.current }
         _ = fcntl(named, F_SETFD, FD_CLOEXEC)
@@ -71,6 +76,11 @@ package final class PrivateFile {
     package func write(_ bytes: [UInt8]) throws(SystemError) {
         let result = bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try write(raw) } }
         try result.get()
+    }
+
+    /// Makes the contents durable (`fsync`).
+    package func sync() throws(SystemError) {
+        guard fsync(fd) == 0 else { throw SystemError.current }
     }
 
     /// Reads up to `buffer.count` bytes at `offset`; fewer at the end.
@@ -125,13 +135,15 @@ package final class PrivateFile {
         // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc/self/fd works for anyone.
         let source = "/proc/self/fd/\(fd)"
         for _ in 0..<16 {
-            let name = folder + "/.rwsecret-" + Self.randomSuffix()
+            let name = folder + "/" + prefix + Self.randomSuffix()
             PendingNames.shared.add(name)
             defer { PendingNames.shared.remove(name) }
-            if linkat(AT_FDCWD, source, AT_FDCWD, name, AT_SYMLINK_FOLLOW) != 0 {
+            if linkat(fd, "", AT_FDCWD, name, rws_at_empty_path()) != 0 {
                 if errno == EEXIST { continue }
-                let error = SystemError.current
-                if linkat(fd, "", AT_FDCWD, name, rws_at_empty_path()) != 0 { throw error }
+                guard linkat(AT_FDCWD, source, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 else {
+                    if errno == EEXIST { continue }
+                    throw SystemError.current
+                }
             }
             guard rename(name, path) == 0 else {
                 let error = SystemError.current
