@@ -107,3 +107,14 @@ struct PseudoTerminal {
 /// Writing stdin to a child that exits without reading it (bad usage stops before input
 /// is read) must fail the write, not kill the test process with SIGPIPE.
 let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+
+extension PseudoTerminal {
+    /// Runs the built binary with `arguments` on a pseudo-terminal, answering `answers` in
+    /// turn; returns the exit status (125 when a prompt never came) and everything shown.
+    static func converse(_ arguments: [String], environment: [String: String], answers: [(prompt: String, reply: String)])
+        throws -> (status: Int32, screen: String) {
+        let line = ([rwsecret] + arguments.map(quote)).joined(separator: " ")
+        let session = try run(line, environment: environment, answers: answers)
+        return (session.timedOut ? 125 : session.status, session.raw)
+    }
+}

@@ -6,7 +6,7 @@ import Testing
 /// passphrase is asked, the passphrase is checked before the confirmation is asked and
 /// asked again when rejected (the password typed before is kept), and a wrong passphrase
 /// of an existing vault may be given again, three tries in all.
-@Suite(.enabled(if: PromptDriver.isAvailable, "needs python3 for a pseudo-terminal (pty.fork)"))
+@Suite(.enabled(if: PseudoTerminal.isAvailable, "needs python3 for a pseudo-terminal (pty.fork)"))
 struct VaultPromptTests {
     let home = TemporaryDirectory()
 
@@ -26,7 +26,7 @@ struct VaultPromptTests {
     // Regression: a new vault asked the password twice, then the passphrase twice, and
     // only then said the passphrase was too short, keeping nothing.
     @Test func aNewVaultStatesItsRulesAndChecksThePassphraseBeforeTheConfirmation() throws {
-        let (status, screen) = try PromptDriver.converse(["password", "add", "work"], environment: environment, answers: [
+        let (status, screen) = try PseudoTerminal.converse(["password", "add", "work"], environment: environment, answers: [
             ("Password to store: ", "Typed-Secret-42"), ("Again: ", "Typed-Secret-42"),
             ("New vault passphrase: ", "short"),
             // Asked again at once, not confirmed first; the password above is kept.
@@ -43,7 +43,7 @@ struct VaultPromptTests {
     }
 
     @Test func twoDifferentPassphrasesAreAskedAgainAndThreeRejectionsStoreNothing() throws {
-        let (status, screen) = try PromptDriver.converse(["password", "add", "work"], environment: environment, answers: [
+        let (status, screen) = try PseudoTerminal.converse(["password", "add", "work"], environment: environment, answers: [
             ("Password to store: ", "Typed-Secret-42"), ("Again: ", "Typed-Secret-42"),
             ("New vault passphrase: ", "Vault-Passphrase-9"), ("Again: ", "Vault-Passphrase-8"),
             ("New vault passphrase: ", "tiny"),
@@ -58,7 +58,7 @@ struct VaultPromptTests {
         var environment = self.environment
         environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
         #expect(try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment).status == 0)
-        let (status, screen) = try PromptDriver.converse(["password", "list"], environment: self.environment, answers: [
+        let (status, screen) = try PseudoTerminal.converse(["password", "list"], environment: self.environment, answers: [
             ("Vault passphrase: ", "not it"), ("Vault passphrase: ", "not it either"), ("Vault passphrase: ", "Vault-Passphrase-9"),
         ])
         #expect(status == 0, "\(screen)")
@@ -70,7 +70,7 @@ struct VaultPromptTests {
         var environment = self.environment
         environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
         #expect(try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment).status == 0)
-        let (status, screen) = try PromptDriver.converse(["vault", "passphrase"], environment: self.environment, answers: [
+        let (status, screen) = try PseudoTerminal.converse(["vault", "passphrase"], environment: self.environment, answers: [
             ("Vault passphrase: ", "Vault-Passphrase-9"),
             ("New vault passphrase: ", "New-Passphrase-10"), ("Again: ", "New-Passphrase-10"),
         ])
@@ -87,7 +87,7 @@ struct VaultPromptTests {
         var environment = self.environment
         environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
         #expect(try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment).status == 0)
-        let (status, screen) = try PromptDriver.converse(["vault", "unlock", "--for", "5m"], environment: self.environment, answers: [
+        let (status, screen) = try PseudoTerminal.converse(["vault", "unlock", "--for", "5m"], environment: self.environment, answers: [
             ("Vault passphrase: ", "not it"), ("Vault passphrase: ", "Vault-Passphrase-9"),
         ])
         #expect(status == 0, "\(screen)")

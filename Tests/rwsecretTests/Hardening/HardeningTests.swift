@@ -250,13 +250,13 @@ struct HardeningTests {
     @Test("--binary with no -o refuses a terminal stdout (64); -o - insists")
     func binaryRefusesATerminal() throws {
         let message = dir.file("m.bin", bytes: Messages.raw(Array("raw bytes".utf8), "pw"))
-        let refused = try Self.onTerminal([RWSecretProcess.executable.path, "decrypt", "--no-store", "--binary", message], environment: environment())
-        #expect(refused.status == 64, "\(refused.output)")
-        #expect(refused.output.contains("refusing to write raw plaintext to a terminal"))
-        #expect(!refused.output.contains("raw bytes"))
-        let insisted = try Self.onTerminal([RWSecretProcess.executable.path, "decrypt", "--no-store", "--binary", message, "-o", "-"], environment: environment())
+        let refused = try PseudoTerminal.converse(["decrypt", "--no-store", "--binary", message], environment: environment(), answers: [])
+        #expect(refused.status == 64, "\(refused.screen)")
+        #expect(refused.screen.contains("refusing to write raw plaintext to a terminal"))
+        #expect(!refused.screen.contains("raw bytes"))
+        let insisted = try PseudoTerminal.converse(["decrypt", "--no-store", "--binary", message, "-o", "-"], environment: environment(), answers: [])
         #expect(insisted.status == 0)
-        #expect(insisted.output.contains("raw bytes"))
+        #expect(insisted.screen.contains("raw bytes"))
     }
 
     // MARK: helpers
@@ -271,40 +271,5 @@ struct HardeningTests {
             all += buffer[0..<n]
         }
         return all
-    }
-
-    /// Runs `command` with stdin, stdout and stderr on a new pseudo-terminal (Python's pty); returns what the terminal showed.
-    static func onTerminal(_ command: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
-        let script = """
-            import os, pty, sys, json
-            argv = json.loads(sys.argv[1])
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execve(argv[0], argv, os.environ)
-            out = b""
-            while True:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.buffer.write(out)
-            sys.exit(os.waitstatus_to_exitcode(status))
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self)
-        process.arguments = ["python3", "-c", script, json]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
