@@ -13,6 +13,8 @@ final class DecryptSession: @unchecked Sendable {
     let jobs: Int
     private let jobsReason: String
     private let writer: RecordWriter
+    /// Messages in flight walk the rest of the chain one at a time (every key counts).
+    private let gate = SearchGate()
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?
 
@@ -120,7 +122,7 @@ final class DecryptSession: @unchecked Sendable {
                 pipeline.submit(result: .message(place, .failure(.message(.noPasswordOpened(tried: 0))), hint: nil))
                 continue
             }
-            queue { threads in .message(place, head.handle(message, parallelism: threads).mapError(RowFailure.message), hint: nil) }
+            queue { [gate] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
         }
     }
 

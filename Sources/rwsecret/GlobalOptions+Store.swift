@@ -31,7 +31,7 @@ extension GlobalOptions {
             try store.open()
             verboseLine("store location: \(store.location)")
             return store
-        } catch let error as StoreError {
+        } catch {
             let failure = CommandFailure(error)
             guard runPasswordsGiven, failure.status == .unavailable else { throw failure }
             throw CommandFailure(.unavailable, failure.message + "; or add --no-store to decrypt with only the passwords given for this run")

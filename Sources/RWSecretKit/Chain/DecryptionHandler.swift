@@ -4,10 +4,10 @@ import Dispatch
 ///
 /// A handler derives only the HMAC key of its password and checks it in constant
 /// time; the encryption key is derived only when the HMAC matches, so a wrong
-/// password costs one key derivation. For speed a handler derives its own HMAC
-/// key together with those of a few successors in one batch (independent
-/// PBKDF2 chains run interleaved), but the outcome is decided strictly in
-/// chain order: the first handler whose HMAC matches opens the message.
+/// password costs one key derivation, and no key is derived that the chain
+/// order does not need (on several threads, a long rest of the chain is derived
+/// a few at a time). The outcome is decided strictly in chain order: the first
+/// handler whose HMAC matches opens the message.
 ///
 /// A non-ASCII password is tried in every form an RNCryptor implementation is
 /// known to have fed to PBKDF2 for the message's version, and in its other
@@ -23,57 +23,83 @@ public final class DecryptionHandler: @unchecked Sendable {
     /// The PBKDF2 iteration count this handler derives with (10,000 unless the chain was told otherwise).
     public let iterations: Int
 
-    /// How many handlers' keys are derived together after the head has failed.
-    ///
-    /// The head is tried alone: it is the password that opened the previous
-    /// message, so it usually succeeds and successors' keys would be wasted.
-    static let batchSize = 3
-
     init(password: ChainPassword, next: DecryptionHandler?, iterations: Int = KeyDerivation.iterations) {
         self.password = password
         self.next = next
         self.iterations = iterations
     }
 
-    /// The forms of a handler's password (by index in `kdfPasswords`) and the HMAC key each gives for a message.
-    private typealias Prefetched = [(index: Int, form: SecretBytes, hmacKey: SecretBytes)]
-
-    /// Tries this handler's password, then its successors', on `message`.
+    /// Tries this handler's password, then its successors', on `message`, in chain order.
     ///
-    /// `tried` counts the handlers before this one. The end of the chain
-    /// reports `noPasswordOpened(tried:)`.
-    /// With `parallelism` > 1, the successors' keys are derived on that many
-    /// threads at once (for a message that has the machine to itself).
-    public func handle(_ message: Message, tried: Int = 0, parallelism: Int = 1) -> Result<Decrypted, DecryptionFailure> {
-        var prefetched: [Prefetched] = []
-        return handle(message, tried: tried, parallelism: max(1, parallelism), prefetched: &prefetched)
+    /// The end of the chain reports `noPasswordOpened(tried:)`. Every key derived is
+    /// one the chain order needs, except that with `parallelism` > 1 a long rest of the
+    /// chain (at least four candidates per thread) is derived that many at a time,
+    /// which can cost at most `parallelism - 1` keys past the one that matches.
+    ///
+    /// `gate` coordinates messages decrypted at the same time (`SearchGate`): the
+    /// head is tried at once, but the rest of the chain is walked by one message at a
+    /// time, which first tries the password that opened a message meanwhile.
+    public func handle(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) -> Result<Decrypted, DecryptionFailure> {
+        var chain: [DecryptionHandler] = []
+        var handler: DecryptionHandler? = self
+        while let current = handler { chain.append(current); handler = current.next }
+        // The password that opened the latest finished message goes first, also when that
+        // message finished after this one was handed its chain.
+        if let latest = gate?.latestOpener, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
+            chain.insert(chain.remove(at: index), at: 0)
+        }
+        let head = chain.removeFirst()
+        if let opened = head.tryAlone(message) {
+            gate?.opened(head.password.name)
+            return opened
+        }
+        guard let gate else { return walk(chain, message: message, tried: 1, parallelism: max(1, parallelism)) }
+        return gate.exclusively { latest in
+            // A message that finished while this one waited: its password goes first.
+            if let latest, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
+                chain.insert(chain.remove(at: index), at: 0)
+            }
+            let result = walk(chain, message: message, tried: 1, parallelism: max(1, parallelism))
+            if case .success(let decrypted) = result { gate.opened(decrypted.password.name) }
+            return result
+        }
     }
 
-    private func handle(_ message: Message, tried: Int, parallelism: Int, prefetched: inout [Prefetched]) -> Result<Decrypted, DecryptionFailure> {
-        let mine: Prefetched
-        if !prefetched.isEmpty {
-            mine = prefetched.removeFirst()
-        } else if tried == 0 {
-            // The head opened the previous message, so it usually opens this one, in the form
-            // it had then: derive that form alone first, the others only if it fails.
-            let forms = message.header.kdfPasswords(password.secret)
-            var first = 0
-            if let opened = password.openedForm, opened.version == message.header.version, opened.index < forms.count { first = opened.index }
-            if message.isAuthentic(hmacKey: message.hmacKey(forKDFPassword: forms[first], iterations: iterations)) {
-                return open(message, form: forms[first], index: first)
+    /// Tries this password alone, each form one key at a time: the form that opened the
+    /// previous message first (it usually opens this one), then the others.
+    private func tryAlone(_ message: Message) -> Result<Decrypted, DecryptionFailure>? {
+        let forms = message.header.kdfPasswords(password.secret)
+        var first = 0
+        if let opened = password.openedForm, opened.version == message.header.version, opened.index < forms.count { first = opened.index }
+        for index in [first] + forms.indices.filter({ $0 != first })
+        where message.isAuthentic(hmacKey: message.hmacKey(forKDFPassword: forms[index], iterations: iterations)) {
+            return open(message, form: forms[index], index: index)
+        }
+        return nil
+    }
+
+    /// Walks `handlers` in order: one key at a time, or `parallelism` handlers' keys at
+    /// once while at least four per thread remain.
+    private func walk(_ handlers: [DecryptionHandler], message: Message, tried: Int, parallelism: Int) -> Result<Decrypted, DecryptionFailure> {
+        var tried = tried
+        var position = 0
+        while position < handlers.count {
+            let remaining = handlers.count - position
+            let count = parallelism > 1 && remaining >= 4 * parallelism ? parallelism : 1
+            let batch = Array(handlers[position..<(position + count)])
+            let forms = batch.map { message.header.kdfPasswords($0.password.secret) }
+            let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: count)
+            var next = 0
+            for (handler, handlerForms) in zip(batch, forms) {
+                for (index, form) in handlerForms.enumerated() {
+                    defer { next += 1 }
+                    if message.isAuthentic(hmacKey: keys[next]) { return handler.open(message, form: form, index: index) }
+                }
+                tried += 1
             }
-            let others = forms.indices.filter { $0 != first }
-            let keys = hmacKeys(for: message, forms: others.map { forms[$0] }, threads: 1)
-            mine = others.enumerated().map { (index: $0.element, form: forms[$0.element], hmacKey: keys[$0.offset]) }
-        } else {
-            prefetched = deriveHMACKeys(for: message, count: Self.batchSize * parallelism, threads: parallelism)
-            mine = prefetched.removeFirst()
+            position += count
         }
-        for (index, form, hmacKey) in mine where message.isAuthentic(hmacKey: hmacKey) {
-            return open(message, form: form, index: index)
-        }
-        guard let next else { return .failure(.noPasswordOpened(tried: tried + 1)) }
-        return next.handle(message, tried: tried + 1, parallelism: parallelism, prefetched: &prefetched)
+        return .failure(.noPasswordOpened(tried: tried))
     }
 
     /// Deciphers a message whose HMAC matched under `form` (number `index`) of this handler's password.
@@ -114,32 +140,13 @@ public final class DecryptionHandler: @unchecked Sendable {
         return result
     }
 
-    /// The HMAC keys of every form of the passwords of this handler and up to
-    /// `count - 1` successors, grouped by handler in chain order, derived in up to
-    /// `threads` groups at once.
-    private func deriveHMACKeys(for message: Message, count: Int, threads: Int) -> [Prefetched] {
-        var forms: [[SecretBytes]] = []
-        var handler: DecryptionHandler? = self
-        while let current = handler, forms.count < count {
-            forms.append(message.header.kdfPasswords(current.password.secret))
-            handler = current.next
-        }
-        let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: threads)
-        var next = 0
-        return forms.map { handlerForms in
-            handlerForms.enumerated().map { index, form in
-                defer { next += 1 }
-                return (index, form, keys[next])
-            }
-        }
-    }
-
-    /// The HMAC keys of `forms` for `message`, derived in groups of `batchSize` on up to `threads` threads.
+    /// The HMAC keys of `forms` for `message`, on up to `threads` threads.
     private func hmacKeys(for message: Message, forms: [SecretBytes], threads: Int) -> [SecretBytes] {
         guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
         let requests = forms.map { (password: $0, salt: salts.hmac) }
         let keys: [SecretBytes]
-        let groups = stride(from: 0, to: requests.count, by: Self.batchSize).map { Array(requests[$0..<min($0 + Self.batchSize, requests.count)]) }
+        let size = max(1, (requests.count + threads - 1) / max(1, threads))
+        let groups = stride(from: 0, to: requests.count, by: size).map { Array(requests[$0..<min($0 + size, requests.count)]) }
         if threads > 1, groups.count > 1 {
             let results = ResultSlots<[SecretBytes]>(count: groups.count)
             DispatchQueue.concurrentPerform(iterations: groups.count) { index in
