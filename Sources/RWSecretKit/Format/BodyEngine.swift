@@ -5,38 +5,26 @@
 /// the tag is the last 32 bytes. v0: HMAC-SHA1 of the ciphertext only; the
 /// tag is its 20 bytes followed by 12 zero bytes.
 final class BodyAuthenticator {
-    private enum Engine { case sha256(Authenticator), sha1(SHA1Authenticator) }
-    private let engine: Engine
+    private let authenticator: Authenticator
+    private let isCounterMode: Bool
 
     /// Starts authenticating a body of a message with `header` under `hmacKey`.
     init(header: MessageHeader, hmacKey: SecretBytes) {
-        if header.isCounterMode {
-            engine = .sha1(SHA1Authenticator(key: hmacKey))
-        } else {
-            let authenticator = Authenticator(key: hmacKey)
-            if header.hmacCoversHeader { authenticator.update(header.bytes) }
-            engine = .sha256(authenticator)
-        }
+        isCounterMode = header.isCounterMode
+        authenticator = Authenticator(key: hmacKey, digest: isCounterMode ? .sha1 : .sha256)
+        if header.hmacCoversHeader { authenticator.update(header.bytes) }
     }
 
     /// Adds ciphertext (never the tag).
-    func update(_ ciphertext: UnsafeRawBufferPointer) {
-        switch engine {
-        case .sha256(let authenticator): authenticator.update(ciphertext)
-        case .sha1(let authenticator): authenticator.update(ciphertext)
-        }
-    }
+    func update(_ ciphertext: UnsafeRawBufferPointer) { authenticator.update(ciphertext) }
 
     /// Whether `tag` (the message's last 32 bytes) is this body's, compared in constant time.
     /// The authenticator cannot be used afterwards.
     func matches(tag: [UInt8]) -> Bool {
-        switch engine {
-        case .sha256(let authenticator):
-            return Crypto.constantTimeEqual(authenticator.finalize(), tag)
-        case .sha1(let authenticator):
-            let expected = authenticator.finalize() + [UInt8](repeating: 0, count: Crypto.tagSize - SHA1Authenticator.tagSize)
-            return Crypto.constantTimeEqual(expected, tag)
-        }
+        var expected = authenticator.finalize()
+        // v0: the 20-byte SHA-1 tag, then zero bytes up to the 32 the message carries.
+        if isCounterMode { expected += [UInt8](repeating: 0, count: Crypto.tagSize - expected.count) }
+        return Crypto.constantTimeEqual(expected, tag)
     }
 }
 

@@ -5,27 +5,39 @@ internal import Glibc
 internal import Darwin
 #endif
 
-/// An incremental HMAC-SHA256 over OpenSSL's `EVP_MAC`; one instance per key and message.
+/// An incremental HMAC over OpenSSL's `EVP_MAC`, SHA-256 (or SHA-1 for RNCryptor v0);
+/// one instance per key and message.
 final class Authenticator {
+    /// The hash under the HMAC.
+    enum Digest {
+        case sha256, sha1
+        /// The tag's size in bytes.
+        var tagSize: Int { self == .sha256 ? 32 : 20 }
+        fileprivate var name: UnsafeMutablePointer<CChar> { self == .sha256 ? Authenticator.sha256Name : Authenticator.sha1Name }
+    }
+
     // Fetched once per process: the fetch is the costly part and the EVP_MAC is shareable.
     nonisolated(unsafe) private static let hmac: OpaquePointer = {
         Crypto.initializeOpenSSL()
         guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { fatalError("OpenSSL has no HMAC implementation") }
         return mac
     }()
-    nonisolated(unsafe) private static let digestName: UnsafeMutablePointer<CChar> = strdup("SHA256")!
+    nonisolated(unsafe) fileprivate static let sha256Name: UnsafeMutablePointer<CChar> = strdup("SHA256")!
+    nonisolated(unsafe) fileprivate static let sha1Name: UnsafeMutablePointer<CChar> = strdup("SHA1")!
 
     private let context: OpaquePointer
+    private let tagSize: Int
 
     /// Performs the one-time fetch now (see `Crypto.prepare()`).
     static func prepare() { _ = hmac }
 
-    /// Starts an HMAC-SHA256 keyed with `key`.
-    init(key: some ContiguousByteStorage) {
+    /// Starts an HMAC (SHA-256 unless told otherwise) keyed with `key`.
+    init(key: some ContiguousByteStorage, digest: Digest = .sha256) {
         guard let ctx = EVP_MAC_CTX_new(Self.hmac) else { fatalError("OpenSSL EVP_MAC_CTX_new failed (out of memory)") }
         context = ctx
+        tagSize = digest.tagSize
         var params = [
-            OSSL_PARAM_construct_utf8_string("digest", Self.digestName, 0),
+            OSSL_PARAM_construct_utf8_string("digest", digest.name, 0),
             OSSL_PARAM_construct_end(),
         ]
         let ok = key.withUnsafeBytes { raw in
@@ -48,12 +60,12 @@ final class Authenticator {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    /// The 32-byte tag. The authenticator cannot be used afterwards.
+    /// The tag (32 bytes for SHA-256, 20 for SHA-1). The authenticator cannot be used afterwards.
     func finalize() -> [UInt8] {
-        var tag = [UInt8](repeating: 0, count: Crypto.tagSize)
+        var tag = [UInt8](repeating: 0, count: tagSize)
         var written = 0
         let ok = tag.withUnsafeMutableBytes { EVP_MAC_final(context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, $0.count) }
-        precondition(ok == 1 && written == Crypto.tagSize, "OpenSSL EVP_MAC_final failed")
+        precondition(ok == 1 && written == tagSize, "OpenSSL EVP_MAC_final failed")
         return tag
     }
 

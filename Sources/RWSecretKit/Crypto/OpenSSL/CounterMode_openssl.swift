@@ -5,53 +5,6 @@ internal import Glibc
 internal import Darwin
 #endif
 
-/// An incremental HMAC-SHA1 over OpenSSL's `EVP_MAC` (RNCryptor v0 only); one instance per key and message.
-final class SHA1Authenticator {
-    nonisolated(unsafe) private static let hmac: OpaquePointer = {
-        Crypto.initializeOpenSSL()
-        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { fatalError("OpenSSL has no HMAC implementation") }
-        return mac
-    }()
-    nonisolated(unsafe) private static let digestName: UnsafeMutablePointer<CChar> = strdup("SHA1")!
-
-    /// The size of an HMAC-SHA1 tag.
-    static let tagSize = 20
-
-    private let context: OpaquePointer
-
-    /// Starts an HMAC-SHA1 keyed with `key`.
-    init(key: some ContiguousByteStorage) {
-        guard let ctx = EVP_MAC_CTX_new(Self.hmac) else { fatalError("OpenSSL EVP_MAC_CTX_new failed (out of memory)") }
-        context = ctx
-        var params = [
-            OSSL_PARAM_construct_utf8_string("digest", Self.digestName, 0),
-            OSSL_PARAM_construct_end(),
-        ]
-        let ok = key.withUnsafeBytes { raw in
-            EVP_MAC_init(ctx, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &params)
-        }
-        precondition(ok == 1, "OpenSSL EVP_MAC_init failed")
-    }
-
-    deinit { EVP_MAC_CTX_free(context) }
-
-    /// Adds `bytes` to the authenticated data.
-    func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        let ok = EVP_MAC_update(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        precondition(ok == 1, "OpenSSL EVP_MAC_update failed")
-    }
-
-    /// The 20-byte tag. The authenticator cannot be used afterwards.
-    func finalize() -> [UInt8] {
-        var tag = [UInt8](repeating: 0, count: Self.tagSize)
-        var written = 0
-        let ok = tag.withUnsafeMutableBytes { EVP_MAC_final(context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, $0.count) }
-        precondition(ok == 1 && written == Self.tagSize, "OpenSSL EVP_MAC_final failed")
-        return tag
-    }
-}
-
 /// AES-256 in the counter mode of RNCryptor v0: CommonCrypto's little-endian
 /// counter, which only ever increments the first byte of the counter block
 /// (wrapping at 256 without carry). Encryption and decryption are the same XOR.
