@@ -10,7 +10,8 @@ repo=$(git rev-parse --show-toplevel)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rwsecret-consumer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-git clone -q "$repo" "$tmp/rwsecret"
+# safe.directory: CI may run as root in a checkout another user owns.
+git -c safe.directory="$repo" clone -q "$repo" "$tmp/rwsecret"
 git -C "$tmp/rwsecret" tag v99.0.0
 
 mkdir -p "$tmp/consumer/Sources/consumer"
