@@ -17,7 +17,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test check-install demo bench man completions install uninstall clean static-cxx spark-deps test-spark bench-spark
+.PHONY: all deps build release test check-install check-consumer demo bench man completions install uninstall clean static-cxx spark-deps test-spark bench-spark
 
 all: build
 
@@ -54,6 +54,7 @@ test: deps
 	@{ $(MAKE) --no-print-directory check-install 2>&1; echo $$? > .build/install-status; } > .build/install-check.txt; \
 	  tail -n 3 .build/install-check.txt; \
 	  status=$$(cat .build/test-status); [ "$$(cat .build/install-status)" -eq 0 ] || status=1; \
+	  { $(MAKE) --no-print-directory check-consumer > .build/consumer-check.txt 2>&1; } || status=1; tail -n 3 .build/consumer-check.txt; \
 	  sh scripts/test-summary.sh .build/test-output.txt $$status .build/install-check.txt
 
 ## check-install: `make install` into a throw-away DESTDIR, then prove the binary static
@@ -62,6 +63,12 @@ check-install:
 	  $(MAKE) --no-print-directory install DESTDIR="$$tmp" PREFIX=/usr/local && \
 	  bash Tests/release/exit-race.sh "$$tmp/usr/local/bin/rwsecret" && \
 	  sh scripts/check-installed-binary.sh "$$tmp/usr/local" "$$tmp/usr/local/bin/rwsecret" "$(TOOLCHAIN)"
+
+## check-consumer: a throw-away package depends on a tagged clone (committed code) by
+## file:// URL and `from:` version, builds (SwiftPM refuses unsafe flags in a dependency)
+## and decrypts with RWSecretKit and RNCryptorCompat
+check-consumer:
+	@SWIFT="$(SWIFT)" sh scripts/consumer-check.sh
 
 ## demo: three passwords into a throw-away vault, then decrypt Fixtures/messages.txt
 demo: build

@@ -5,6 +5,8 @@ let package = Package(
     name: "rwsecret",
     products: [
         .library(name: "RWSecretKit", targets: ["RWSecretKit"]),
+        // RNCryptor Swift's API over RWSecretKit: change `import RNCryptor` to `import RNCryptorCompat`.
+        .library(name: "RNCryptorCompat", targets: ["RNCryptorCompat"]),
         .executable(name: "rwsecret", targets: ["rwsecret"]),
     ],
     dependencies: [
@@ -39,6 +41,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
         ),
+        // The only module that imports Foundation (RWSecretKit stays Foundation-free).
+        .target(name: "RNCryptorCompat", dependencies: ["RWSecretKit"]),
         .executableTarget(
             name: "rwsecret-bench",
             dependencies: ["RWSecretKit", "COpenSSL"]
@@ -46,6 +50,10 @@ let package = Package(
         .testTarget(
             name: "RWSecretKitTests",
             dependencies: ["RWSecretKit", "COpenSSL"]
+        ),
+        .testTarget(
+            name: "RNCryptorCompatTests",
+            dependencies: ["RNCryptorCompat"]
         ),
         .testTarget(
             name: "rwsecretTests",

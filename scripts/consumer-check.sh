@@ -1,0 +1,103 @@
+#!/bin/sh
+# Proves RWSecretKit and RNCryptorCompat consumable by URL and version: clones the
+# committed repository, tags the clone v99.0.0, and builds and runs a throw-away
+# package that depends on it with `.package(url: "file://…", from: "99.0.0")`.
+# SwiftPM refuses unsafe flags in a dependency, so this also proves the manifest clean.
+# Usage: sh scripts/consumer-check.sh   (from anywhere inside the repository)
+set -eu
+SWIFT=${SWIFT:-swift}
+repo=$(git rev-parse --show-toplevel)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rwsecret-consumer.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# safe.directory: CI may run as root in a checkout another user owns.
+git -c safe.directory="$repo" clone -q "$repo" "$tmp/rwsecret"
+git -C "$tmp/rwsecret" tag v99.0.0
+
+mkdir -p "$tmp/consumer/Sources/consumer"
+cat > "$tmp/consumer/Package.swift" <<EOF
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "consumer",
+    dependencies: [
+        .package(url: "file://$tmp/rwsecret", from: "99.0.0"),
+    ],
+    targets: [
+        .executableTarget(name: "consumer", dependencies: [
+            .product(name: "RWSecretKit", package: "rwsecret"),
+            .product(name: "RNCryptorCompat", package: "rwsecret"),
+        ]),
+    ]
+)
+EOF
+
+# RWSecretKit, Foundation-free (its own file: both modules have a type named RNCryptor).
+cat > "$tmp/consumer/Sources/consumer/Kit.swift" <<'EOF'
+import RWSecretKit
+
+/// A message the tool's library writes, as base64.
+func kitEncrypt(_ text: String, password: String) -> String {
+    Base64.encode(RNCryptor.encrypt(Array(text.utf8), password: SecretBytes(utf8: password)))
+}
+
+/// Decrypts a base64 message with the tool's library.
+func kitDecrypt(_ base64: String, password: String) -> String {
+    guard let message = Base64.decodeLenient(Array(base64.utf8)) else { return "bad base64" }
+    do {
+        return String(decoding: try RNCryptor.decrypt(message, password: SecretBytes(utf8: password)), as: UTF8.self)
+    } catch {
+        return "error: \(error)"
+    }
+}
+EOF
+
+# RNCryptor Swift's API on Data, as an iOS app's code would use it.
+cat > "$tmp/consumer/Sources/consumer/main.swift" <<'EOF'
+import Foundation
+import RNCryptorCompat
+
+let fromKit = kitEncrypt("written by RWSecretKit", password: "pw-kit")
+print("kit: " + kitDecrypt(fromKit, password: "pw-kit"))
+
+let data = Data(base64Encoded: fromKit)!
+let plaintext = try RNCryptor.decrypt(data: data, withPassword: "pw-kit")
+print("compat: " + String(decoding: plaintext, as: UTF8.self))
+
+let fromCompat = RNCryptor.encrypt(data: Data("written by RNCryptorCompat".utf8), withPassword: "pw-compat")
+print("kit: " + kitDecrypt(fromCompat.base64EncodedString(), password: "pw-compat"))
+
+let decryptor = RNCryptor.Decryptor(password: "pw-compat")
+var out = Data()
+for start in stride(from: 0, to: fromCompat.count, by: 7) {
+    out.append(try decryptor.update(withData: fromCompat.subdata(in: start..<min(start + 7, fromCompat.count))))
+}
+out.append(try decryptor.finalData())
+print("incremental: " + String(decoding: out, as: UTF8.self))
+
+do {
+    _ = try RNCryptor.decrypt(data: fromCompat, withPassword: "wrong")
+    print("wrong password: accepted")
+} catch let error as RNCryptor.Error {
+    print("wrong password: \(error)")
+}
+EOF
+
+export HOME="${HOME:-$tmp}"
+"$SWIFT" build --package-path "$tmp/consumer" --scratch-path "$tmp/build" --cache-path "$tmp/cache" -q 2>&1 | tail -n 20
+bin="$tmp/build/debug/consumer"
+[ -x "$bin" ] || { echo "consumer-check: the consumer package did not build" >&2; exit 1; }
+"$bin" > "$tmp/out.txt"
+cat > "$tmp/expected.txt" <<'EOF'
+kit: written by RWSecretKit
+compat: written by RWSecretKit
+kit: written by RNCryptorCompat
+incremental: written by RNCryptorCompat
+wrong password: hmacMismatch
+EOF
+if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
+    echo "consumer-check: unexpected output from the consumer package" >&2
+    exit 1
+fi
+echo "consumer-check: a package depending on rwsecret from: 99.0.0 (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat)"
