@@ -130,19 +130,33 @@ enum CommandLineBench {
         }
         _ = run([rwsecret, "encrypt", "--binary", plain, "-o", message], environment: ["RWSECRET_PASSWORD": "big"])
         unlink(plain)
+        // The verified stream in four shapes: one candidate or three (two wrong passwords
+        // first: the spool path), a file or a pipe on stdin; all against the same floor.
+        let wrong = dir + "/two-wrong"
+        write(wrong, "wrong-one\nwrong-two\n")
+        let shapes: [(name: String, argv: [String], input: String?, output: String?)] = [
+            ("1 candidate, file -o OUT", [rwsecret, "decrypt", "--no-store", "--binary", message, "-o", out], nil, nil),
+            ("3 candidates, file -o OUT", [rwsecret, "decrypt", "--no-store", "--binary", "--password-file", wrong, message, "-o", out], nil, nil),
+            ("1 candidate, cat | stdin > file", ["/bin/sh", "-c", "cat '\(message)' | '\(rwsecret)' decrypt --no-store --binary > '\(out)'"], nil, nil),
+            ("3 candidates, cat | stdin > file", ["/bin/sh", "-c", "cat '\(message)' | '\(rwsecret)' decrypt --no-store --binary --password-file '\(wrong)' > '\(out)'"], nil, nil),
+        ]
         var floors: [Double] = []
-        var ours: [Run] = []
+        var ours: [[Run]] = Array(repeating: [], count: shapes.count)
         for _ in 0..<3 {
             floors.append(Floor.hmacAESWrite(message: message, output: out))
             unlink(out)
-            ours.append(run([rwsecret, "decrypt", "--no-store", "--binary", message, "-o", out], environment: ["RWSECRET_PASSWORD": "big"]))
-            unlink(out)
+            for (index, shape) in shapes.enumerated() {
+                ours[index].append(run(shape.argv, environment: ["RWSECRET_PASSWORD": "big"], input: shape.input, output: shape.output))
+                unlink(out)
+            }
         }
         let floor = floors.sorted()[1]
-        let best = ours.sorted { $0.seconds < $1.seconds }[1]
-        print("\n== \(bigMiB) MiB --binary message, right password, to a file (median of 3)")
-        print(String(format: "  ratio to the in-process floor                 %8.2f×", best.seconds / floor))
-        print(String(format: "  rwsecret decrypt --binary -o OUT              %8.1f ms   peak RSS %d MiB   %.0f MiB/s", best.seconds * 1e3, best.maxRSSKiB / 1024, Double(bigMiB) / best.seconds))
+        let best = ours[0].sorted { $0.seconds < $1.seconds }[1]
+        print("\n== \(bigMiB) MiB --binary message, right password (median of 3 each)")
+        for (index, shape) in shapes.enumerated() {
+            let median = ours[index].sorted { $0.seconds < $1.seconds }[1]
+            print("  " + pad(shape.name, 34) + String(format: "%8.1f ms  %5.2f× floor  peak RSS %d MiB  CPU %.0f ms", median.seconds * 1e3, median.seconds / floor, median.maxRSSKiB / 1024, median.cpuSeconds * 1e3))
+        }
         print(String(format: "  floor: HMAC-SHA256 + AES-256-CBC + write, in this process  %8.1f ms", floor * 1e3))
         if pypi {
             let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
