@@ -10,7 +10,8 @@ run=$(grep -a -E '^. Test run with [0-9]+ tests?' "$log" | tail -n 1 | sed -E 's
 [ -n "$run" ] && echo "swift test: $run" || echo "swift test: no test run line found (see $log)"
 xctest=$(grep -a -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 | sed -E 's/^[[:space:]]+//; s/ in [0-9.]+ \([0-9.]+\) seconds//')
 case "$xctest" in ""|"Executed 0 tests"*) ;; *) echo "XCTest: $xctest" ;; esac
-skipped=$(grep -a -E '^. (Test|Suite) .* skipped' "$log" | sed -E 's/^. //' | sort -u)
+# Swift Testing: 'Test "NAME" skipped: "REASON"' (a test whose name says "skipped" is not one).
+skipped=$(grep -a -E '^. (Test|Suite) .* skipped' "$log" | grep -a -v -E ' (started|passed after|failed after)' | sed -E 's/^. //' | sort -u)
 if [ -n "$skipped" ]; then
   echo "skipped ($(printf '%s\n' "$skipped" | wc -l)):"
   printf '%s\n' "$skipped" | sed 's/^/  - /'
