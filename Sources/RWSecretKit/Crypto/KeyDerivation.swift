@@ -22,6 +22,21 @@ public enum KeyDerivation {
     /// The iteration count every RNCryptor version uses.
     public static let iterations = 10_000
 
+    /// Test-only hook: makes `key(password:salt:)`, `keys(_:)` and their `using:` forms run
+    /// `count` iterations instead of `iterations` (0 restores them), so a fuzz target (Fuzz/)
+    /// can afford key derivations on every input. Process-wide: never call it from the
+    /// parallel test suite. `package`, so only this package's fuzzers can reach it; the
+    /// product never calls it. The one place the iteration count is overridden.
+    package static func overrideIterationsForTesting(_ count: Int) {
+        precondition(count >= 0)
+        forcedIterations.store(count, ordering: .relaxed)
+    }
+    private static let forcedIterations = Atomic<Int>(0)
+    private static var effectiveIterations: Int {
+        let forced = forcedIterations.load(ordering: .relaxed)
+        return forced > 0 ? forced : iterations
+    }
+
     /// An implementation of PBKDF2-HMAC-SHA1.
     public enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
         /// OpenSSL's `PKCS5_PBKDF2_HMAC`.
@@ -70,12 +85,12 @@ public enum KeyDerivation {
 
     /// Derives one 32-byte key with a chosen implementation.
     public static func key(password: SecretBytes, salt: some ContiguousBytes, using implementation: Implementation) -> SecretBytes {
-        pbkdf2SHA1(password: password, salt: salt, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
+        pbkdf2SHA1(password: password, salt: salt, iterations: effectiveIterations, keyLength: Crypto.keySize, using: implementation)
     }
 
     /// Derives one 32-byte key per (password, salt) pair with a chosen implementation.
     public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], using implementation: Implementation) -> [SecretBytes] {
-        pbkdf2SHA1(requests, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
+        pbkdf2SHA1(requests, iterations: effectiveIterations, keyLength: Crypto.keySize, using: implementation)
     }
 
     /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
