@@ -11,7 +11,7 @@ STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.a; gcc -print-file-name=libstdc++.a) 2>/dev/null)))
 RELEASE_FLAGS := -c release --static-swift-stdlib $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX))
 
-.PHONY: all deps build release test demo bench man completions install uninstall clean static-cxx
+.PHONY: all deps build release test demo bench man completions install uninstall clean static-cxx fuzz
 
 all: build
 
@@ -40,6 +40,11 @@ static-cxx:
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+## fuzz: builds the libFuzzer targets (Fuzz/, into .build-fuzz/) and runs each FUZZ_SECONDS (default 60)
+## from its seed corpus Fuzz/corpus/TARGET; fails on the first crash (see README, "Fuzzing and sanitizers")
+fuzz: deps
+	$(MAKE) -f Fuzz/Makefile run SWIFTC="$(SWIFT)c"
 
 ## demo: three passwords into a throw-away vault, then decrypt Fixtures/messages.txt
 demo: build
