@@ -17,7 +17,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test check-install check-consumer demo bench man completions install uninstall clean static-cxx spark-deps test-spark bench-spark
+.PHONY: all deps build release test check-install check-consumer demo bench man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -69,6 +69,11 @@ check-install:
 ## and decrypts with RWSecretKit and RNCryptorCompat
 check-consumer:
 	@SWIFT="$(SWIFT)" sh scripts/consumer-check.sh
+
+## fuzz: builds the libFuzzer targets (Fuzz/, into .build-fuzz/) and runs each FUZZ_SECONDS (default 60)
+## from its seed corpus Fuzz/corpus/TARGET; fails on the first crash (see README, "Fuzzing and sanitizers")
+fuzz: deps
+	$(MAKE) -f Fuzz/Makefile run SWIFTC="$(SWIFT)c"
 
 ## demo: three passwords into a throw-away vault, then decrypt Fixtures/messages.txt
 demo: build

@@ -27,7 +27,7 @@ struct AskPasswordTests {
             if chunk.isEmpty { break }
             seen.append(chunk)
         }
-        input.fileHandleForWriting.write(Data("typed secret\n".utf8))
+        input.fileHandleForWriting.writeToChild(Data("typed secret\n".utf8))
         seen.append(output.fileHandleForReading.readDataToEndOfFile())
         process.waitUntilExit()
         let screen = String(decoding: seen, as: UTF8.self)

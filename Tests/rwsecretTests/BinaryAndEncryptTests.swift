@@ -69,10 +69,13 @@ struct BinaryAndEncryptTests {
         let fifo = dir.url.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
         nonisolated(unsafe) var received = Data()
-        let reader = Thread { received = FileHandle(forReadingAtPath: fifo)!.readDataToEndOfFile() }
-        reader.start()
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread {
+            received = FileHandle(forReadingAtPath: fifo)!.readDataToEndOfFile()
+            readerDone.signal()
+        }.start()
         #expect(try run(["decrypt", "--no-store", "--binary", message, "-o", fifo]).status == 0)
-        while !reader.isFinished { usleep(1000) }
+        readerDone.wait()
         #expect(received == Data(plaintext))
         let attributes = try FileManager.default.attributesOfItem(atPath: fifo)
         #expect(attributes[.type] as? FileAttributeType != .typeRegular, "the FIFO is still a FIFO")

@@ -267,7 +267,7 @@ struct DecryptCommandTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        input.fileHandleForWriting.write(Data((Messages.password("first", "pw") + "\n").utf8))
+        input.fileHandleForWriting.writeToChild(Data((Messages.password("first", "pw") + "\n").utf8))
         // Read the first result while stdin is still open.
         var received = Data()
         while !received.contains(UInt8(ascii: "\n")) {
@@ -277,7 +277,7 @@ struct DecryptCommandTests {
         }
         #expect(String(decoding: received, as: UTF8.self) == "first\n")
         #expect(process.isRunning, "the run is still waiting for more input")
-        input.fileHandleForWriting.write(Data((Messages.password("second", "pw") + "\n").utf8))
+        input.fileHandleForWriting.writeToChild(Data((Messages.password("second", "pw") + "\n").utf8))
         try input.fileHandleForWriting.close()
         let rest = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

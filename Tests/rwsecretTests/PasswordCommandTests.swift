@@ -153,7 +153,7 @@ struct PasswordCommandTests {
             process.standardInput = input
             process.standardError = FileHandle.nullDevice
             try process.run()
-            input.fileHandleForWriting.write(Data("concurrent secret \(index)\n".utf8))
+            input.fileHandleForWriting.writeToChild(Data("concurrent secret \(index)\n".utf8))
             try input.fileHandleForWriting.close()
             return process
         }

@@ -35,7 +35,7 @@ struct PasswordPromptTests {
                 if chunk.isEmpty { break }
                 seen.append(chunk)
             }
-            input.fileHandleForWriting.write(Data((reply + "\n").utf8))
+            input.fileHandleForWriting.writeToChild(Data((reply + "\n").utf8))
         }
         seen.append(output.fileHandleForReading.readDataToEndOfFile())
         process.waitUntilExit()

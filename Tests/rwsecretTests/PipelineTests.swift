@@ -147,7 +147,7 @@ struct PipelineTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { try? input.fileHandleForWriting.close() }
-        signal(SIGPIPE, SIG_IGN)
+        ChildInput.catchBrokenPipes()
         try? input.fileHandleForWriting.write(contentsOf: Data((Messages.password("x", "pw") + "\n").utf8))
         let out = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

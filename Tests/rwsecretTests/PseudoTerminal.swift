@@ -106,7 +106,7 @@ struct PseudoTerminal {
 
 /// Writing stdin to a child that exits without reading it (bad usage stops before input
 /// is read) must fail the write, not kill the test process with SIGPIPE.
-let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN); return () }()
+let brokenPipesIgnored: Void = ChildInput.catchBrokenPipes()
 
 extension PseudoTerminal {
     /// Runs the built binary with `arguments` on a pseudo-terminal, answering `answers` in

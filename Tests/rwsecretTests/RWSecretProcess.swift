@@ -37,6 +37,7 @@ struct RWSecretProcess {
         ]
         try? FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
         try? FileManager.default.createDirectory(at: home.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        env.merge(SanitizerOptions.environment) { $1 }
         for (k, v) in extra { env[k] = v }
         return env
     }
@@ -44,7 +45,8 @@ struct RWSecretProcess {
     /// Runs `rwsecret ARGS` with `stdin`, in `directory` (or `executable ARGS`, for a wrapper such as taskset).
     ///
     /// With `mergingStandardError`, stderr goes into the same pipe as stdout (as with `2>&1`),
-    /// so `stdout` holds both in the order they were written.
+    /// so `stdout` holds both in the order they were written. A child that exits without
+    /// reading all of `stdin` is normal (see `ChildInput`). Every wait blocks; nothing polls.
     static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil,
                     mergingStandardError: Bool = false, executable: URL? = nil) throws -> Result {
         let process = Process()
@@ -65,22 +67,27 @@ struct RWSecretProcess {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = mergingStandardError ? output : error
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         if mergingStandardError { try? error.fileHandleForWriting.close() }
-        // Write stdin and read both outputs concurrently so no pipe fills up.
-        // A run that stops before reading stdin (a fatal error) must not kill the tests with SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        let writer = Thread {
-            try? input.fileHandleForWriting.write(contentsOf: stdin)  // the child may exit unread (EPIPE)
+        // Write stdin and read stderr on their own threads, stdout here, so no pipe fills up.
+        let helpers = DispatchGroup()
+        helpers.enter()
+        Thread {
+            input.fileHandleForWriting.writeToChild(stdin)
             try? input.fileHandleForWriting.close()
-        }
-        writer.start()
+            helpers.leave()
+        }.start()
         nonisolated(unsafe) var errData = Data()
-        let errReader = Thread { errData = error.fileHandleForReading.readDataToEndOfFile() }
-        errReader.start()
+        helpers.enter()
+        Thread {
+            errData = error.fileHandleForReading.readDataToEndOfFile()
+            helpers.leave()
+        }.start()
         let outData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+        exited.wait()
+        helpers.wait()
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 }

@@ -23,6 +23,21 @@ public enum KeyDerivation {
     /// Java let a caller choose another one; the message does not record it).
     public static let iterations = 10_000
 
+    /// Test-only hook: makes `key(password:salt:)`, `keys(_:)` and their `using:` forms run
+    /// `count` iterations wherever they were asked for RNCryptor's 10,000 (0 restores them), so a fuzz target (Fuzz/)
+    /// can afford key derivations on every input. Process-wide: never call it from the
+    /// parallel test suite. `package`, so only this package's fuzzers can reach it; the
+    /// product never calls it. The one place the iteration count is overridden.
+    package static func overrideIterationsForTesting(_ count: Int) {
+        precondition(count >= 0)
+        forcedIterations.store(count, ordering: .relaxed)
+    }
+    private static let forcedIterations = Atomic<Int>(0)
+    private static func effective(_ requested: Int) -> Int {
+        let forced = forcedIterations.load(ordering: .relaxed)
+        return forced > 0 && requested == iterations ? forced : requested
+    }
+
     /// An implementation of PBKDF2-HMAC-SHA1.
     public enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
         /// OpenSSL's `PKCS5_PBKDF2_HMAC`.
@@ -71,12 +86,12 @@ public enum KeyDerivation {
 
     /// Derives one 32-byte key with a chosen implementation.
     public static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations, using implementation: Implementation) -> SecretBytes {
-        pbkdf2SHA1(password: password, salt: salt, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
+        pbkdf2SHA1(password: password, salt: salt, iterations: effective(iterations), keyLength: Crypto.keySize, using: implementation)
     }
 
     /// Derives one 32-byte key per (password, salt) pair with a chosen implementation.
     public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations, using implementation: Implementation) -> [SecretBytes] {
-        pbkdf2SHA1(requests, iterations: iterations, keyLength: Crypto.keySize, using: implementation)
+        pbkdf2SHA1(requests, iterations: effective(iterations), keyLength: Crypto.keySize, using: implementation)
     }
 
     /// The largest iteration count accepted (OpenSSL takes a C int).

@@ -255,10 +255,11 @@ struct FileIdentity: Equatable {
 /// The vault's plaintext: `RWV1`, a big-endian UInt32 count, then per entry a
 /// UInt32 label length, the label's UTF-8, a UInt32 secret length and the
 /// secret. Length-prefixed, so any byte may appear in a secret.
-enum VaultContents {
+/// `package` so the vault fuzz target (Fuzz/) can reach the parser.
+package enum VaultContents {
     static let magic: [UInt8] = Array("RWV1".utf8)
 
-    static func encode(_ entries: [StoredPassword]) -> SecretBytes {
+    package static func encode(_ entries: [StoredPassword]) -> SecretBytes {
         let size = magic.count + 4 + entries.reduce(0) { $0 + 8 + $1.label.utf8.count + $1.secret.count }
         return SecretBytes(count: size) { out in
             var offset = 0
@@ -282,7 +283,7 @@ enum VaultContents {
     }
 
     /// The entries, or nil when `plaintext` is not a well-formed list.
-    static func decode(_ plaintext: SecretBytes) -> [StoredPassword]? {
+    package static func decode(_ plaintext: SecretBytes) -> [StoredPassword]? {
         plaintext.withUnsafeBytes { raw -> [StoredPassword]? in
             var offset = 0
             func take(_ count: Int) -> UnsafeRawBufferPointer? {

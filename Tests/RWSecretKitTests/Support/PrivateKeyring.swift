@@ -12,7 +12,7 @@ import Glibc
 ///   daemon with the real HOME);
 /// - `gnome-keyring-daemon --foreground --unlock --components=secrets` with the
 ///   password on stdin, HOME and XDG_* inside the temporary folder;
-/// - polls `NameHasOwner(org.freedesktop.secrets)` until the daemon owns it,
+/// - waits (`gdbus wait`, blocking) until the daemon owns org.freedesktop.secrets,
 ///   then checks that the `default` collection is unlocked.
 /// Both daemons run under `setpriv --pdeathsig TERM`, started from a thread
 /// that lives as long as the process (the death signal follows the thread that
@@ -143,7 +143,7 @@ final class PrivateKeyring: @unchecked Sendable {
             "XDG_RUNTIME_DIR": root + "/run",
             "DBUS_SESSION_BUS_ADDRESS": address,
             "LANG": "C.UTF-8",
-        ]
+        ].merging(SanitizerOptions.environment) { $1 }
 
         // 2. The keyring daemon, password on stdin.
         let daemon = try Spawner.shared.spawn(
@@ -152,13 +152,9 @@ final class PrivateKeyring: @unchecked Sendable {
         pids.append(daemon.pid)
 
         // 3. Wait until it owns org.freedesktop.secrets (never activated: the bus has no servicedir).
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            let answer = gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
-                                             "-m", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets"])
-            if answer?.contains("true") == true { break }
-            if Date() > deadline { throw fail("gnome-keyring-daemon never owned org.freedesktop.secrets") }
-            usleep(10_000)
+        guard let gdbusTool = executable("gdbus"),
+              run([gdbusTool, "wait", "--session", "--timeout", "10", "org.freedesktop.secrets"], environment: environment) != nil else {
+            throw fail("gnome-keyring-daemon never owned org.freedesktop.secrets")
         }
 
         // 4. The default collection must exist and be unlocked.
@@ -191,23 +187,26 @@ final class PrivateKeyring: @unchecked Sendable {
         guard pids.count == 2 else { throw Failure.setup("the keyring daemon is not running") }
         let daemon = pids.removeLast()
         Self.terminate(daemon)
-        let deadline = Date().addingTimeInterval(5)
-        while Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
-                                       "-m", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets"])?.contains("false") != true {
-            if Date() > deadline { throw Failure.setup("org.freedesktop.secrets is still owned") }
-            usleep(10_000)
+        // The daemon is reaped, so its bus connection is closed; the bus handles that hang-up
+        // before it has authenticated the new connection this question comes on.
+        guard Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
+                                       "-m", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets"])?.contains("false") == true else {
+            throw Failure.setup("org.freedesktop.secrets is still owned after its daemon exited")
         }
     }
 
-    /// SIGTERM, then SIGKILL after 2 s; reaps the child.
+    /// SIGTERM, then SIGKILL if it is still there after 2 s; reaps the child (blocking waits only).
     private static func terminate(_ pid: pid_t) {
+        let reaped = DispatchSemaphore(value: 0)
+        Thread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            reaped.signal()
+        }.start()
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        var waited = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if waited == 200 { kill(pid, SIGKILL) }
-            usleep(10_000)
-            waited += 1
+        if reaped.wait(timeout: .now() + 2) == .timedOut {
+            kill(pid, SIGKILL)
+            reaped.wait()
         }
     }
 
@@ -254,7 +253,7 @@ final class PrivateKeyring: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = input
         do { try process.run() } catch { return nil }
-        input.fileHandleForWriting.write(Data(stdin))
+        input.fileHandleForWriting.writeToChild(Data(stdin))
         try? input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -383,7 +382,7 @@ private final class Spawner: @unchecked Sendable {
                 return .failure(.setup("cannot start \(arguments[0]): \(String(cString: strerror(rc)))"))
             }
             if let stdin {
-                stdin.withUnsafeBytes { _ = write(inPipe[1], $0.baseAddress, $0.count) }
+                ChildInput.write(stdin, to: inPipe[1])
                 close(inPipe[1])
             }
             // With stdin nil the write end stays open: the child's stdin never ends.

@@ -57,7 +57,7 @@ final class BoundedProcess: @unchecked Sendable {
     }
 
     /// Writing to a child that already exited must not kill the test process.
-    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+    static let ignoreBrokenPipes: Void = ChildInput.catchBrokenPipes()
 
     var pid: pid_t { process.processIdentifier }
 

@@ -1,0 +1,1 @@
+../../RWSecretKitTests/Support/ChildProcesses.swift
