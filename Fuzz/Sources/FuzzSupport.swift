@@ -63,6 +63,8 @@ extension Result where Success == [UInt8], Failure == RNCryptorError {
             case .passwordBasedMessage: "passwordBasedMessage"
             case .hmacMismatch: "hmacMismatch"
             case .badPadding: "badPadding"
+            case .openSSLEnc: "openSSLEnc"
+            case .rncryptorV4Draft: "rncryptorV4Draft"
             }
         }
     }
