@@ -11,7 +11,7 @@ STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.a; gcc -print-file-name=libstdc++.a) 2>/dev/null)))
 RELEASE_FLAGS := -c release --static-swift-stdlib $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX))
 
-.PHONY: all deps build release test demo bench man completions install uninstall clean static-cxx fuzz
+.PHONY: all deps build release test demo bench man completions install uninstall clean static-cxx fuzz sanitize
 
 all: build
 
@@ -45,6 +45,10 @@ test: deps
 ## from its seed corpus Fuzz/corpus/TARGET; fails on the first crash (see README, "Fuzzing and sanitizers")
 fuzz: deps
 	$(MAKE) -f Fuzz/Makefile run SWIFTC="$(SWIFT)c"
+
+## sanitize: the test suite under AddressSanitizer, then under ThreadSanitizer (own scratch paths)
+sanitize: deps
+	Fuzz/sanitize.sh "$(SWIFT)"
 
 ## demo: three passwords into a throw-away vault, then decrypt Fixtures/messages.txt
 demo: build
