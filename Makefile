@@ -75,6 +75,10 @@ check-consumer:
 fuzz: deps
 	$(MAKE) -f Fuzz/Makefile run SWIFTC="$(SWIFT)c"
 
+## sanitize: the test suite under AddressSanitizer, then under ThreadSanitizer (own scratch paths)
+sanitize: deps
+	Fuzz/sanitize.sh "$(SWIFT)"
+
 ## demo: three passwords into a throw-away vault, then decrypt Fixtures/messages.txt
 demo: build
 	@bash Fixtures/demo.sh "$$($(SWIFT) build --show-bin-path)/rwsecret"

@@ -23,14 +23,17 @@ enum FuzzSecrets {
 /// Sets up a target once (libFuzzer calls `LLVMFuzzerInitialize` before the first input).
 func fuzzInitialize() {
     KeyDerivation.overrideIterationsForTesting(fuzzIterations)
-    if getenv("RWSECRET_FUZZ_STATS") != nil { atexit { Outcomes.print() } }
+    if Outcomes.enabled { atexit { Outcomes.print() } }
 }
 
 /// With RWSECRET_FUZZ_STATS set, how the inputs ended, printed at exit: which layers the
 /// inputs reach (replay a corpus with -runs=0 to see what it covers).
 enum Outcomes {
+    static let enabled = getenv("RWSECRET_FUZZ_STATS") != nil
     nonisolated(unsafe) private static var counts: [String: Int] = [:]
-    static func record(_ outcome: String) { counts[outcome, default: 0] += 1 }
+    static func record(_ outcome: @autoclosure () -> String) {
+        if enabled { counts[outcome(), default: 0] += 1 }
+    }
     static func print() {
         let text = "outcomes: " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
         _ = text.withCString { write(2, $0, strlen($0)) }

@@ -31,17 +31,13 @@ public func fuzzLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzBytes(data, size)
     let store = MemoryPasswordStore(stored)
     let client = PasswordClient(runOnly: runOnly) { store }
-    // One thread: `parallelism` > 1 hands key derivations to libdispatch's workers, whose
-    // allocations outlive the input and make libFuzzer run a full leak check after every
-    // input (200 instead of 1,500 inputs a second). The threads are TSan's business
-    // (make sanitize); the decision they feed is the same.
     for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-        check(line, parallelism: 1, client: client)
+        check(line, client: client)
     }
     return 0
 }
 
-private func check(_ line: ArraySlice<UInt8>, parallelism: Int, client: PasswordClient) {
+private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
     // As `rwsecret decrypt` parses a line (Sources/rwsecret/DecryptSession.swift, parse(_:)).
     let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
     guard let first = line.firstIndex(where: { !isBlank($0) }) else { Outcomes.record("blank"); return }
@@ -81,7 +77,11 @@ private func check(_ line: ArraySlice<UInt8>, parallelism: Int, client: Password
         break
     }
 
-    let result = head.handle(message, parallelism: parallelism)
+    // On one thread: with `parallelism` > 1 libdispatch's workers derive keys, and their
+    // allocations outlive the input, which makes libFuzzer run a full leak check after every
+    // input (200 instead of 1,500 inputs a second). Those threads are TSan's business (make
+    // sanitize); the decision they feed is the same.
+    let result = head.handle(message)
     switch result {
     case .success(let decrypted): Outcomes.record("chain opened by \(decrypted.password.name)")
     case .failure(let failure): Outcomes.record("chain: \(failure)")

@@ -182,7 +182,9 @@ enum Floor {
         let mac = EVP_MAC_fetch(nil, "HMAC", nil)
         let macCtx = EVP_MAC_CTX_new(mac)
         let digest = strdup("SHA256")
-        var params = [OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()]
+        let parameter = strdup("digest")!
+        defer { free(parameter) }
+        var params = [OSSL_PARAM_construct_utf8_string(parameter, digest, 0), OSSL_PARAM_construct_end()]
         EVP_MAC_init(macCtx, key, key.count, &params)
         let cipher = EVP_CIPHER_CTX_new()
         EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nil, key, iv)

@@ -62,12 +62,18 @@ enum Terminal {
 
 /// What the signal handler puts back: the prompt's terminal and its settings.
 nonisolated(unsafe) private var restoreFD: Int32 = -1
-nonisolated(unsafe) private var restoreSettings = termios()
+// Allocated memory, not a global of type termios: Swift 6.3 emits that global 57 bytes long
+// (the struct is 60), and copying the settings into it overflowed it (AddressSanitizer).
+nonisolated(unsafe) private let restoreSettings: UnsafeMutablePointer<termios> = {
+    let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    pointer.initialize(to: termios())
+    return pointer
+}()
 private let restoredSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
 /// Puts the terminal's settings back, then dies of `signal` as if it had not been caught.
 private func restoreTerminalAndDie(_ signal: Int32) {
-    if restoreFD >= 0 { tcsetattr(restoreFD, TCSANOW, &restoreSettings) }
+    if restoreFD >= 0 { tcsetattr(restoreFD, TCSANOW, restoreSettings) }
     Glibc.signal(signal, SIG_DFL)
     raise(signal)
 }
@@ -75,7 +81,7 @@ private func restoreTerminalAndDie(_ signal: Int32) {
 extension Terminal {
     fileprivate static func installRestoringHandlers(tty: Int32, saved: termios) -> [sigaction] {
         restoreFD = tty
-        restoreSettings = saved
+        restoreSettings.pointee = saved
         return restoredSignals.map { signal in
             var action = sigaction()
             action.__sigaction_handler.sa_handler = restoreTerminalAndDie

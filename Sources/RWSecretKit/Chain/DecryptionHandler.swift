@@ -53,16 +53,31 @@ public final class DecryptionHandler: @unchecked Sendable {
             gate?.opened(head.password.name)
             return opened
         }
-        guard let gate else { return walk(chain, message: message, tried: 1, parallelism: max(1, parallelism)) }
-        return gate.exclusively { latest in
-            // A message that finished while this one waited: its password goes first.
-            if let latest, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
-                chain.insert(chain.remove(at: index), at: 0)
+        let found: Match
+        if let gate {
+            found = gate.exclusively { latest in
+                // A message that finished while this one waited: its password goes first.
+                if let latest, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
+                    chain.insert(chain.remove(at: index), at: 0)
+                }
+                let found = walk(chain, message: message, tried: 1, parallelism: max(1, parallelism))
+                if case .found(let handler, _, _) = found { gate.opened(handler.password.name) }
+                return found
             }
-            let result = walk(chain, message: message, tried: 1, parallelism: max(1, parallelism))
-            if case .success(let decrypted) = result { gate.opened(decrypted.password.name) }
-            return result
+        } else {
+            found = walk(chain, message: message, tried: 1, parallelism: max(1, parallelism))
         }
+        // The encryption key and the decipher are outside the gate: only the walk is shared.
+        switch found {
+        case .found(let handler, let form, let index): return handler.open(message, form: form, index: index)
+        case .none(let tried): return .failure(.noPasswordOpened(tried: tried))
+        }
+    }
+
+    /// What a walk of the chain found: the handler and form whose HMAC matched, or how many passwords it tried.
+    private enum Match {
+        case found(DecryptionHandler, form: SecretBytes, index: Int)
+        case none(tried: Int)
     }
 
     /// Tries this password alone, each form one key at a time: the form that opened the
@@ -80,7 +95,7 @@ public final class DecryptionHandler: @unchecked Sendable {
 
     /// Walks `handlers` in order: one key at a time, or `parallelism` handlers' keys at
     /// once while at least four per thread remain.
-    private func walk(_ handlers: [DecryptionHandler], message: Message, tried: Int, parallelism: Int) -> Result<Decrypted, DecryptionFailure> {
+    private func walk(_ handlers: [DecryptionHandler], message: Message, tried: Int, parallelism: Int) -> Match {
         var tried = tried
         var position = 0
         while position < handlers.count {
@@ -93,13 +108,13 @@ public final class DecryptionHandler: @unchecked Sendable {
             for (handler, handlerForms) in zip(batch, forms) {
                 for (index, form) in handlerForms.enumerated() {
                     defer { next += 1 }
-                    if message.isAuthentic(hmacKey: keys[next]) { return handler.open(message, form: form, index: index) }
+                    if message.isAuthentic(hmacKey: keys[next]) { return .found(handler, form: form, index: index) }
                 }
                 tried += 1
             }
             position += count
         }
-        return .failure(.noPasswordOpened(tried: tried))
+        return .none(tried: tried)
     }
 
     /// Deciphers a message whose HMAC matched under `form` (number `index`) of this handler's password.
@@ -173,11 +188,20 @@ public struct Decrypted: Sendable {
 
 /// Slots that concurrent iterations each write once (distinct indices, so no lock is needed).
 private final class ResultSlots<Value>: @unchecked Sendable {
-    private var slots: [Value?]
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    // Raw memory, not an Array: each write to an Array is a formal access to the whole
+    // array (uniqueness check, write-back), which races between threads (ThreadSanitizer).
+    private let slots: UnsafeMutableBufferPointer<Value?>
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+    deinit {
+        _ = slots.deinitialize()
+        slots.deallocate()
+    }
     subscript(index: Int) -> Value? {
         get { slots[index] }
-        set { slots.withUnsafeMutableBufferPointer { $0[index] = newValue } }
+        set { slots[index] = newValue }
     }
     var values: [Value] { slots.map { $0! } }
 }

@@ -24,6 +24,9 @@ final class Authenticator {
     }()
     nonisolated(unsafe) fileprivate static let sha256Name: UnsafeMutablePointer<CChar> = strdup("SHA256")!
     nonisolated(unsafe) fileprivate static let sha1Name: UnsafeMutablePointer<CChar> = strdup("SHA1")!
+    // The parameter's key must outlive the call too: OpenSSL reads it in EVP_MAC_init, after a
+    // Swift string literal's temporary C string is gone (AddressSanitizer: use after free).
+    nonisolated(unsafe) private static let digestKey: UnsafeMutablePointer<CChar> = strdup("digest")!
 
     private let context: OpaquePointer
     private let tagSize: Int
@@ -37,7 +40,7 @@ final class Authenticator {
         context = ctx
         tagSize = digest.tagSize
         var params = [
-            OSSL_PARAM_construct_utf8_string("digest", digest.name, 0),
+            OSSL_PARAM_construct_utf8_string(Self.digestKey, digest.name, 0),
             OSSL_PARAM_construct_end(),
         ]
         let ok = key.withUnsafeBytes { raw in
