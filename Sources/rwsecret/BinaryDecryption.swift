@@ -61,10 +61,9 @@ struct BinaryDecryption {
             }
             return .chosen(.descriptor(STDOUT_FILENO))
         }
-        var link = stat()
-        guard lstat(output, &link) == 0 else {
-            if errno == ENOENT { return .chosen(.file(output)) }
-            return .refused(report(output, "cannot create: \(SystemError.current)", .cannotCreate))
+        let kind: OutputPath.Kind
+        do { kind = try OutputPath.kind(of: output) } catch {
+            return .refused(report(output, "cannot create: \(error)", .cannotCreate))
         }
         // OUT that is the input would be destroyed by its own decryption.
         var target = stat()
@@ -72,13 +71,13 @@ struct BinaryDecryption {
            (source.st_mode & S_IFMT) == S_IFREG, source.st_dev == target.st_dev, source.st_ino == target.st_ino {
             return .refused(report(output, "cannot create: it is the input file", .cannotCreate))
         }
-        switch link.st_mode & S_IFMT {
-        case S_IFREG: return .chosen(.file(output))
-        case S_IFDIR: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
-        case S_IFLNK where OutputPath.isPlantedLink(output, link):
+        switch kind {
+        case .replaceable: return .chosen(.file(output))
+        case .directory: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
+        case .plantedLink:
             return .refused(report(output, "cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)", .cannotCreate))
         // A symbolic link, a FIFO, a device: opened only once verified, by the kernel's rules.
-        default: return .chosen(.openedLater(output))
+        case .openedThrough: return .chosen(.openedLater(output))
         }
     }
 

@@ -70,7 +70,7 @@ struct LineSource {
     static func looksRaw(_ prefix: ArraySlice<UInt8>) -> Bool {
         guard let version = prefix.first, version <= 3 else { return false }
         guard prefix.count >= 2 else { return true }
-        return !isBase64Character(prefix[prefix.startIndex + 1])
+        return !Base64.isAlphabetCharacter(prefix[prefix.startIndex + 1])
     }
 
     /// The next row, or nil at the end of the input.
@@ -115,7 +115,7 @@ struct LineSource {
         }
         let alone = Self.parse(text)
         if case .failure(.message(.format(let error)), _) = alone, error == .tooShort || error == .badLength,
-           Self.wrapWidths.contains(text.count), text.allSatisfy(Self.isBase64Character) {
+           Self.wrapWidths.contains(text.count), text.allSatisfy(Base64.isAlphabetCharacter) {
             return try wrapped(firstLine: number, id: id, firstRow: text, alone: alone)
         }
         return Row(line: number, id: id, content: alone)
@@ -173,19 +173,10 @@ struct LineSource {
         return bytes[first...last]
     }
 
-    /// A character of standard or URL-safe base64 (not `=`).
-    static func isBase64Character(_ c: UInt8) -> Bool {
-        switch c {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
-        default: false
-        }
-    }
-
     /// A later row of wrapped base64: base64 characters, then at most two `=`.
     private static func isWrappedRow(_ text: ArraySlice<UInt8>) -> Bool {
         let padding = text.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
-        return padding <= 2 && text.dropLast(padding).allSatisfy(isBase64Character)
+        return padding <= 2 && text.dropLast(padding).allSatisfy(Base64.isAlphabetCharacter)
     }
 }
 

@@ -131,9 +131,8 @@ public final class DecryptionHandler: @unchecked Sendable {
 
     /// Asks this handler and every successor, in chain order, for its password.
     ///
-    /// Used where one pass over a large message must compute every candidate's
-    /// HMAC at once (`--binary`): the request travels down the chain, and the
-    /// first candidate in chain order whose HMAC matches still wins.
+    /// The chain's order as a list (for tests and the fuzz oracle; `--binary` uses
+    /// `candidates(for:)`, which also gives each password's forms).
     public func collectPasswords(into passwords: inout [ChainPassword]) {
         passwords.append(password)
         next?.collectPasswords(into: &passwords)

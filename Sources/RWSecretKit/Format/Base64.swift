@@ -11,6 +11,9 @@ public enum Base64 {
         return table
     }()
 
+    /// Whether `byte` is a character of the standard or URL-safe alphabet (not `=`).
+    package static func isAlphabetCharacter(_ byte: UInt8) -> Bool { values[Int(byte)] != 255 }
+
     /// Standard base64 with `=` padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []

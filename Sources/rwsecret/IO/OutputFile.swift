@@ -18,17 +18,19 @@ final class OutputFile {
 
     /// A private file in `path`'s folder, or `path` itself when it is a link or not a regular file.
     init(replacing path: String) throws(SystemError) {
-        var link = stat()
-        if lstat(path, &link) == 0 && (link.st_mode & S_IFMT) != S_IFREG {
-            if (link.st_mode & S_IFMT) == S_IFDIR { throw SystemError(code: EISDIR) }
-            if (link.st_mode & S_IFMT) == S_IFLNK && OutputPath.isPlantedLink(path, link) { throw SystemError(code: EACCES) }
+        switch try OutputPath.kind(of: path) {
+        case .replaceable:
+            target = .privateFile(try PrivateFile(in: folder(of: path), needsName: true), path: path)
+        case .directory:
+            throw SystemError(code: EISDIR)
+        case .plantedLink:
+            throw SystemError(code: EACCES)
+        case .openedThrough:
             let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o644) }
             var info = stat()
             if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
             target = .descriptor(fd, owned: true)
-            return
         }
-        target = .privateFile(try PrivateFile(in: folder(of: path), needsName: true), path: path)
     }
 
     deinit {

@@ -3,8 +3,35 @@ import RWSecretKit
 import Glibc
 #endif
 
-/// Rules for `-o OUT` that do not depend on what is written.
+/// Rules for `-o OUT` that do not depend on what is written (decrypt and encrypt alike).
 enum OutputPath {
+    /// What is at OUT, as far as writing it goes.
+    enum Kind {
+        /// Nothing, or a regular file: a private file in OUT's folder is renamed over the name.
+        case replaceable
+        /// A symbolic link or a non-regular file (FIFO, device): opened for writing, by the kernel's rules.
+        case openedThrough
+        /// A folder: cannot be written.
+        case directory
+        /// A link planted by another user in a sticky world-writable folder: never followed.
+        case plantedLink
+    }
+
+    /// What is at `path`, from `lstat` (no link is followed); throws when that cannot be told.
+    static func kind(of path: String) throws(SystemError) -> Kind {
+        var link = stat()
+        guard lstat(path, &link) == 0 else {
+            if errno == ENOENT { return .replaceable }
+            throw SystemError.current
+        }
+        switch link.st_mode & S_IFMT {
+        case S_IFREG: return .replaceable
+        case S_IFDIR: return .directory
+        case S_IFLNK where isPlantedLink(path, link): return .plantedLink
+        default: return .openedThrough
+        }
+    }
+
     /// Whether `path` is a symbolic link that the kernel's `protected_symlinks`
     /// rule forbids following: in a sticky world-writable folder (like /tmp),
     /// owned neither by this user nor by the folder's owner.
@@ -12,7 +39,7 @@ enum OutputPath {
     /// rwsecret applies the rule itself, whatever `fs.protected_symlinks` says,
     /// so that a link planted in /tmp by another user can never make root (or
     /// anyone) write through it. `link` is `lstat(path)`.
-    static func isPlantedLink(_ path: String, _ link: stat) -> Bool {
+    private static func isPlantedLink(_ path: String, _ link: stat) -> Bool {
         var parent = stat()
         guard stat(folder(of: path), &parent) == 0 else { return false }
         let sticky = parent.st_mode & S_ISVTX != 0
