@@ -69,6 +69,7 @@ struct RWSecretProcess {
         process.standardError = mergingStandardError ? output : error
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
+        ChildInput.catchBrokenPipes()
         try process.run()
         if mergingStandardError { try? error.fileHandleForWriting.close() }
         // Write stdin and read stderr on their own threads, stdout here, so no pipe fills up.

@@ -17,24 +17,28 @@ import Glibc
 ///   (it does not reset it), and the programs under test would run with SIGPIPE ignored.
 /// - EPIPE ends the input as a normal outcome: the child did not want the rest.
 enum ChildInput {
-    private static let handlerInstalled: Void = {
+    /// Catches SIGPIPE with a handler that does nothing, unless it already is. Called before
+    /// every spawn and every write to a child: GLib's GDBus, which the in-process keyring
+    /// tests load, sets SIGPIPE to SIG_IGN when it finds the default, and an ignored SIGPIPE
+    /// would be inherited by every child started after that (the order of tests decided it).
+    static func catchBrokenPipes() {
+        var current = sigaction()
+        guard sigaction(SIGPIPE, nil, &current) == 0 else { return }
+        let disposition = unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
+        guard disposition == 0 || disposition == 1 else { return }  // SIG_DFL, SIG_IGN
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in }
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART
         precondition(sigaction(SIGPIPE, &action, nil) == 0, "cannot catch SIGPIPE")
-    }()
-
-    /// Catches SIGPIPE with a handler that does nothing (once per process), for code that
-    /// writes to a child through a FileHandle's throwing `write(contentsOf:)`.
-    static func catchBrokenPipes() { _ = handlerInstalled }
+    }
 
     /// Writes all of `bytes` to `fd` (retrying short writes and EINTR) unless the reader has
     /// gone. Returns false when it had (EPIPE): the rest was not written, which is normal.
     /// Any other error is a bug in the test: it stops with the errno.
     @discardableResult
     static func write(_ bytes: some Foundation.ContiguousBytes, to fd: Int32) -> Bool {
-        _ = handlerInstalled
+        catchBrokenPipes()
         return bytes.withUnsafeBytes { raw -> Bool in
             var offset = 0
             while offset < raw.count {

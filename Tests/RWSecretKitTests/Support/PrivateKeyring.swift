@@ -252,6 +252,7 @@ final class PrivateKeyring: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = input
+        ChildInput.catchBrokenPipes()
         do { try process.run() } catch { return nil }
         input.fileHandleForWriting.writeToChild(Data(stdin))
         try? input.fileHandleForWriting.close()
