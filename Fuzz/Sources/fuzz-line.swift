@@ -61,8 +61,7 @@ private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
     }
 
     guard let head = try? client.chainHead() else { require(false, "the memory store failed"); return }
-    var candidates: [ChainPassword] = []
-    head.collectPasswords(into: &candidates)
+    let candidates = head?.chainPasswords() ?? []
     require(candidates.count == stored.count + runOnly.count - 1, "the duplicate run-only password was not dropped (\(candidates.count) candidates)")
 
     // The oracle: each candidate in order, through the streaming decryptor.
@@ -83,16 +82,15 @@ private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
     // sanitize); the decision they feed is the same.
     let result = head.handle(message)
     switch result {
-    case .success(let decrypted): Outcomes.record("chain opened by \(decrypted.password.name)")
+    case .success(let decrypted): Outcomes.record("chain opened by \(decrypted.openedBy.passwordName)")
     case .failure(let failure): Outcomes.record("chain: \(failure)")
     }
     switch (result, expected) {
     case (.success(let decrypted), .success(let want)):
-        require(decrypted.password.name == want.name, "opened by \(decrypted.password.name), the oracle says \(want.name)")
+        require(decrypted.openedBy.passwordName == want.name, "opened by \(decrypted.openedBy.passwordName), the oracle says \(want.name)")
         require(decrypted.plaintext == want.plaintext, "the chain's plaintext differs from the streaming decryptor's")
-        client.messageFinished(openedBy: decrypted.password)
-        var reordered: [ChainPassword] = []
-        (try? client.chainHead())?.collectPasswords(into: &reordered)
+        client.messageFinished(openedBy: decrypted.openedBy)
+        let reordered = (try? client.chainHead())??.chainPasswords() ?? []
         require(reordered.first?.name == want.name, "the password that opened the line is not first now")
     case (.failure(let got), .failure(let want)):
         require(got == want, "the chain says \(got), the oracle \(want)")

@@ -24,24 +24,22 @@ struct BinaryDecryption {
         case .chosen(let chosen): destination = chosen
         case .refused(let status): return status
         }
-        let head: DecryptionHandler?
-        do { head = try session.client.chainHead() } catch let error as StoreError {
-            throw CommandFailure(error)
-        }
         var stream = VerifiedStream(jobs: session.jobs)
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
         stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
         defer { progress?.clear() }
         do {
-            let opened = try stream.decrypt(input: input.fd, head: head, keys: session.keys, to: destination)
-            session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy))")
+            let opened = try stream.decrypt(input: input.fd, client: session.client, to: destination)
+            session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words))")
             return .success
         } catch {
             progress?.clear()
             switch error {
+            case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
+            case .chainUnavailable(let error): throw error
             case .format(let error): return report(shown, error.description, .failure)
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
-            case .notOpened(let failure): return report(shown, failure.description, .failure)
+            case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
             case .create(let error): return report(output ?? "-", "cannot create: \(error)", .cannotCreate)

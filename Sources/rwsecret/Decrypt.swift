@@ -113,7 +113,7 @@ extension RWSecret {
             let keys = try keyFile.map(KeyFile.load)
 
             let opened = OpenedStore()
-            let client = PasswordClient(runOnly: runOnly, iterations: iterations) {
+            let client = PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations) {
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil
@@ -122,9 +122,9 @@ extension RWSecret {
                 opened.store = store
                 return store
             }
-            if inBand { try checkSomethingToTry(client, keys: keys, opened: opened) }
+            if inBand { try checkSomethingToTry(client, opened: opened) }
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
-            let session = DecryptSession(client: client, keys: keys, json: mode.json, global: global,
+            let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let status = binary
@@ -137,10 +137,10 @@ extension RWSecret {
         /// `--in-band` decides before reading any input that the run can do its work: the
         /// store opens (69 otherwise) and there is a password or a key to try (69 when there is
         /// neither), so that an engine sees a failed task, not a stream of identical failures.
-        private func checkSomethingToTry(_ client: PasswordClient, keys: MessageKeys?, opened: OpenedStore) throws {
-            let head: DecryptionHandler?
+        private func checkSomethingToTry(_ client: PasswordClient, opened: OpenedStore) throws {
+            let head: (any DecryptionHandler)?
             do { head = try client.chainHead() } catch let error as StoreError { throw CommandFailure(error) }
-            guard head == nil && keys == nil else { return }
+            guard head == nil else { return }
             if let store = opened.store {
                 throw CommandFailure(.unavailable, """
                     nothing to try: the \(store.kind.rawValue) store (\(store.location)) holds no password, none was given \

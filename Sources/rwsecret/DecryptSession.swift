@@ -7,7 +7,6 @@ import Glibc
 final class DecryptSession: @unchecked Sendable {
     // `client` and `writer` are used under the pipeline's lock once work runs on other threads.
     let client: PasswordClient
-    let keys: MessageKeys?
     let json: Bool
     let global: GlobalOptions
     let jobs: Int
@@ -18,10 +17,9 @@ final class DecryptSession: @unchecked Sendable {
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?
 
-    init(client: PasswordClient, keys: MessageKeys?, json: Bool, global: GlobalOptions, jobs: Int,
+    init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
         self.client = client
-        self.keys = keys
         self.json = json
         self.global = global
         self.jobs = max(1, jobs)
@@ -99,22 +97,25 @@ final class DecryptSession: @unchecked Sendable {
                 continue
             case .message(let parsed): message = parsed
             }
-            if !message.header.isPasswordBased {
-                let keys = self.keys
-                queue { _ in .message(place, Self.decrypt(message, keys: keys).mapError(RowFailure.message), hint: nil) }
-                continue
+            if message.header.isPasswordBased {
+                // The previous message goes first (at --jobs 1 it runs here and now), so that the
+                // password that opened it leads the chain this message gets.
+                pipeline.startDeferred()
             }
-            // The previous message goes first (at --jobs 1 it runs here and now), so that the
-            // password that opened it leads the chain this message gets.
-            pipeline.startDeferred()
-            // The store is opened by the first message that needs it; failing to open it stops the run (69).
-            let head: DecryptionHandler?
-            do { head = try pipeline.synchronized { try client.chainHead() } } catch {
+            // One call for every message: the key's handler for a key-based one, the whole chain
+            // (the store opened by the first message that needs it; failing to open it stops
+            // the run, 69) for a password-based one.
+            let head: (any DecryptionHandler)?
+            do { head = try pipeline.synchronized { try client.chainHead(for: message.header) } } catch {
                 pipeline.drain()
                 Output.standardOutput.flush()
                 throw error
             }
             guard let head else {
+                if !message.header.isPasswordBased {
+                    pipeline.submit(result: .message(place, .failure(.message(.needsKey)), hint: nil))
+                    continue
+                }
                 if let hint = emptyChainHint {
                     emptyChainHint = nil
                     pipeline.synchronized { writer.runLine(hint()) }
@@ -123,17 +124,6 @@ final class DecryptSession: @unchecked Sendable {
                 continue
             }
             queue { [gate] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
-        }
-    }
-
-    private static func decrypt(_ message: Message, keys: MessageKeys?) -> Result<Decrypted, DecryptionFailure> {
-        guard let keys else { return .failure(.needsKey) }
-        do throws(RNCryptorError) {
-            return .success(Decrypted(plaintext: try message.decrypt(keys: keys), password: ChainPassword.keyFile))
-        } catch .hmacMismatch {
-            return .failure(.keyDidNotOpen)
-        } catch {
-            return .failure(error == .badPadding ? .badPadding : .format(error))
         }
     }
 
@@ -147,15 +137,8 @@ final class DecryptSession: @unchecked Sendable {
         case .skipped(let place):
             writer.skipped(place)
         case .message(let place, let result, let hint):
-            if case .success(let decrypted) = result, decrypted.password.name != ChainPassword.keyFile.name {
-                client.messageFinished(openedBy: decrypted.password)
-            }
+            if case .success(let decrypted) = result { client.messageFinished(openedBy: decrypted.openedBy) }
             writer.message(place, result, hint: hint)
         }
     }
-}
-
-extension ChainPassword {
-    /// The name JSON output gives a message opened with `--key-file`.
-    static let keyFile = ChainPassword(name: "key-file", secret: SecretBytes([]))
 }

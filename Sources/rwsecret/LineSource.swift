@@ -189,7 +189,7 @@ enum RowFailure: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .message(let failure): failure.description
+        case .message(let failure): failure.words
         case .missingID: "no ID (expected ID<TAB>MESSAGE)"
         }
     }

@@ -51,7 +51,7 @@ final class RecordWriter {
                 var members = head(place)
                 members.append(("status", .string("decrypted")))
                 members.append(text.map { ("plaintext", .string($0)) } ?? ("plaintext_base64", .string(Base64.encode(plaintext))))
-                members.append(("password", .string(decrypted.password.name)))
+                members.append(("password", .string(decrypted.openedBy.words)))
                 Output.standardOutput.line(JSON.object(members))
             } else {
                 if mode.idColumn {

@@ -1,4 +1,4 @@
-/// Why a message did not decrypt, in the words the command line prints.
+/// Why a message did not decrypt: facts (the tool words them for a terminal).
 public enum DecryptionFailure: Error, Sendable, Equatable {
     /// The input line is longer than rwsecret reads (1 MiB).
     case lineTooLong
@@ -17,12 +17,13 @@ public enum DecryptionFailure: Error, Sendable, Equatable {
 }
 
 extension DecryptionFailure: CustomStringConvertible {
+    /// A short English reason, without secrets.
     public var description: String {
         switch self {
         case .lineTooLong: "line too long"
         case .badBase64: "bad base64"
         case .format(let error): error.description
-        case .needsKey: "key-based message needs --key-file"
+        case .needsKey: "key-based message and no key to open it"
         case .keyDidNotOpen: "the key did not open it"
         case .badPadding: "bad padding"
         case .noPasswordOpened(let tried): "no password opened it (tried \(tried))"

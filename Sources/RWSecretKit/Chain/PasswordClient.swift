@@ -1,6 +1,6 @@
 /// The client of the chain: holds only its head, and keeps it in step with the store.
 ///
-/// The chain is: stored passwords in stored order, then the run-only passwords
+/// The chain is: the key (`KeyHandler`) when one was given, then stored passwords in stored order, then the run-only passwords
 /// (a run-only password equal to an earlier one is dropped), except that the
 /// password that opened the most recently finished message goes first. The
 /// client observes the store (Observer) and reads it again after every change;
@@ -15,8 +15,9 @@ public final class PasswordClient: PasswordStoreObserver {
     private var store: (any PasswordStore)?
     private var storeOpened = false
     private let runOnly: [ChainPassword]
+    private let keys: MessageKeys?
     private let iterations: Int
-    private var head: DecryptionHandler?
+    private var head: (any DecryptionHandler)?
     /// The store's passwords as last read; nil until read and after the store changes.
     private var stored: [ChainPassword]?
     private var chainIsCurrent = false
@@ -27,12 +28,15 @@ public final class PasswordClient: PasswordStoreObserver {
     /// Facts about the chain as last built, for `--verbose` (counts only, never secrets).
     public private(set) var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) = (0, 0, 0)
 
-    /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords.
+    /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords
+    /// and the `keys` of key-based messages.
     /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
     /// Every handler derives keys with `iterations` PBKDF2 rounds (messages made with another count).
-    public init(runOnly: [ChainPassword], iterations: Int = KeyDerivation.iterations, openStore: @escaping StoreOpener) {
+    public init(runOnly: [ChainPassword], keys: MessageKeys? = nil, iterations: Int = KeyDerivation.iterations,
+                openStore: @escaping StoreOpener) {
         precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         self.runOnly = runOnly
+        self.keys = keys
         self.iterations = iterations
         self.openStore = openStore
     }
@@ -43,7 +47,7 @@ public final class PasswordClient: PasswordStoreObserver {
     ///
     /// Handlers are immutable once built, so the returned chain may be used from
     /// other threads while the client builds a new one.
-    public func chainHead() throws -> DecryptionHandler? {
+    public func chainHead() throws -> (any DecryptionHandler)? {
         if !storeOpened {
             store = try openStore()
             storeOpened = true
@@ -53,16 +57,29 @@ public final class PasswordClient: PasswordStoreObserver {
         return head
     }
 
-    /// Runs `message` through the chain and moves the password that opened it to the front.
-    public func decrypt(_ message: Message) throws -> Result<Decrypted, DecryptionFailure> {
-        guard let head = try chainHead() else { return .failure(.noPasswordOpened(tried: 0)) }
-        let result = head.handle(message)
-        if case .success(let decrypted) = result { messageFinished(openedBy: decrypted.password) }
+    /// The chain that may open a message with `header`: for a key-based message only
+    /// the key's handler (the store is not opened for it), else the whole chain (the
+    /// store is opened by the first password-based message). Nil when there is nothing
+    /// to try; the end of the chain, or its absence, is what `handle` reports.
+    public func chainHead(for header: MessageHeader) throws -> (any DecryptionHandler)? {
+        guard header.isPasswordBased else { return keys.map { KeyHandler(keys: $0, next: nil) } }
+        return try chainHead()
+    }
+
+    /// Runs `message` through the chain, key-based or password-based, and moves the
+    /// password that opened it to the front.
+    public func decrypt(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) throws -> Result<Decrypted, DecryptionFailure> {
+        guard let head = try chainHead(for: message.header) else {
+            return .failure(message.header.isPasswordBased ? .noPasswordOpened(tried: 0) : .needsKey)
+        }
+        let result = head.handle(message, parallelism: parallelism, gate: gate)
+        if case .success(let decrypted) = result { messageFinished(openedBy: decrypted.openedBy) }
         return result
     }
 
-    /// Records that a message finished, opened by `password`: it goes first from now on.
-    public func messageFinished(openedBy password: ChainPassword) {
+    /// Records that a message finished, opened by `opener`: a password goes first from now on.
+    public func messageFinished(openedBy opener: Opener) {
+        guard case .password(let password) = opener else { return }
         guard preferredName != password.name || preferredForm?.version != password.openedForm?.version
                 || preferredForm?.index != password.openedForm?.index else { return }
         preferredName = password.name
@@ -70,6 +87,7 @@ public final class PasswordClient: PasswordStoreObserver {
         chainIsCurrent = false
     }
 
+    /// Forgets the store's passwords as read: the chain is rebuilt from the store before its next use.
     public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
         stored = nil
         chainIsCurrent = false
@@ -94,7 +112,10 @@ public final class PasswordClient: PasswordStoreObserver {
             first.openedForm = preferredForm
             passwords.insert(first, at: 0)
         }
-        head = passwords.reversed().reduce(nil) { next, password in DecryptionHandler(password: password, next: next, iterations: iterations) }
+        let passwordChain = passwords.reversed().reduce(nil) { next, password -> (any DecryptionHandler)? in
+            PasswordHandler(password: password, next: next, iterations: iterations)
+        }
+        head = keys.map { KeyHandler(keys: $0, next: passwordChain) } ?? passwordChain
         lastBuild = (stored.count, passwords.count - stored.count, dropped)
         chainIsCurrent = true
     }

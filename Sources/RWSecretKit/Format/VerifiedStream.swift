@@ -44,7 +44,9 @@ public struct VerifiedStream {
     }
 
     /// Why the stream failed. Facts only; the caller words them.
-    public enum Failure: Error, Sendable, Equatable {
+    public enum Failure: Error, Sendable {
+        /// The chain could not be had (its store could not be opened): what the chain's provider threw.
+        case chainUnavailable(any Error)
         /// The message is malformed (before any key was tried).
         case format(RNCryptorError)
         /// The input looks like base64 text, not a raw message.
@@ -63,15 +65,15 @@ public struct VerifiedStream {
 
     /// What opened the message.
     public struct Opened: Sendable {
-        /// The chain name of the password that opened it, or "key-file".
-        public let openedBy: String
+        /// The password or the key that opened it.
+        public let openedBy: Opener
         /// Plaintext bytes written.
         public let plaintextSize: Int
     }
 
-    /// One candidate: a password of the chain or the key.
+    /// One candidate: a form of a password of the chain, or the key.
     struct Candidate {
-        let name: String
+        let opener: Opener
         let hmacKey: SecretBytes
         let encryptionKey: () -> SecretBytes
     }
@@ -88,9 +90,18 @@ public struct VerifiedStream {
     public init(jobs: Int = 1) { self.jobs = max(1, jobs) }
 
     /// Decrypts the message read from `input` (read once, to its end) with the
-    /// chain starting at `head` (password-based messages) or `keys` (key-based
-    /// ones), and writes the plaintext to `destination` only once verified.
-    public func decrypt(input: Int32, head: DecryptionHandler?, keys: MessageKeys?, to destination: Destination) throws(Failure) -> Opened {
+    /// client's chain, and writes the plaintext to `destination` only once verified.
+    /// The client's store is opened only when the message is password-based.
+    public func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
+        try decrypt(input: input, chain: { header in try client.chainHead(for: header) }, to: destination)
+    }
+
+    /// Decrypts the message read from `input` (read once, to its end) with the chain
+    /// that `chain` gives for its header (nil: nothing to try), and writes the
+    /// plaintext to `destination` only once verified. What `chain` throws fails the
+    /// run as `chainUnavailable`, before anything is written.
+    public func decrypt(input: Int32, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
+                        to destination: Destination) throws(Failure) -> Opened {
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
         let total = regular ? before.map { Int($0.st_size) } : nil
@@ -110,7 +121,9 @@ public struct VerifiedStream {
             do { try header.validate(messageLength: total) } catch { throw .format(error) }
         }
 
-        let (candidates, passwords) = try Self.candidates(for: header, head: head, keys: keys)
+        let head: (any DecryptionHandler)?
+        do { head = try chain(header) } catch { throw .chainUnavailable(error) }
+        let (candidates, passwords) = try Self.candidates(for: header, head: head)
         let single = candidates.count == 1
         let folder: String
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
@@ -188,28 +201,44 @@ public struct VerifiedStream {
             result = try Self.decipherSpool(store, header: header, key: opened.encryptionKey(), destination: destination, folder: folder)
         }
         try Self.release(result, to: destination)
-        return Opened(openedBy: opened.name, plaintextSize: result.size)
+        return Opened(openedBy: opened.opener, plaintextSize: result.size)
     }
 
     /// The candidates in chain order — every form of every password
     /// (`MessageHeader.kdfPasswords`), HMAC keys derived in one batch — or the key.
-    private static func candidates(for header: MessageHeader, head: DecryptionHandler?, keys: MessageKeys?) throws(Failure) -> (candidates: [Candidate], passwords: Int) {
-        guard let salts = header.salts else {
-            guard let keys else { throw .notOpened(.needsKey) }
-            return ([Candidate(name: "key-file", hmacKey: keys.hmacKey, encryptionKey: { keys.encryptionKey })], 1)
+    private static func candidates(for header: MessageHeader, head: (any DecryptionHandler)?) throws(Failure) -> (candidates: [Candidate], passwords: Int) {
+        let offered = head?.chainCandidates(for: header) ?? []
+        guard !offered.isEmpty else {
+            throw .notOpened(header.isPasswordBased ? .noPasswordOpened(tried: 0) : .needsKey)
         }
-        guard let head else { throw .notOpened(.noPasswordOpened(tried: 0)) }
-        let forms = head.candidates(for: header)
-        let iterations = head.iterations
-        let hmacKeys = KeyDerivation.keys(forms.map { ($0.kdfPassword, salts.hmac) }, iterations: iterations)
-        var names = Set<String>()
-        let candidates = zip(forms, hmacKeys).map { form, hmacKey in
-            names.insert(form.password.name)
-            return Candidate(name: form.password.name, hmacKey: hmacKey) {
-                KeyDerivation.key(password: form.kdfPassword, salt: salts.encryption, iterations: iterations)
+        // Password forms' HMAC keys in one batch per iteration count (one count per chain in practice).
+        var hmacKeys: [Int: SecretBytes] = [:]
+        var requests: [Int: [(index: Int, password: SecretBytes)]] = [:]
+        for (index, candidate) in offered.enumerated() {
+            switch candidate.keying {
+            case .keys(let keys): hmacKeys[index] = keys.hmacKey
+            case .password(let form, let iterations): requests[iterations, default: []].append((index, form))
             }
         }
-        return (candidates, names.count)
+        if !requests.isEmpty {
+            guard let salts = header.salts else { preconditionFailure("password candidates for a key-based message") }
+            for (iterations, forms) in requests {
+                let keys = KeyDerivation.keys(forms.map { ($0.password, salts.hmac) }, iterations: iterations)
+                for (form, key) in zip(forms, keys) { hmacKeys[form.index] = key }
+            }
+        }
+        var names = Set<String>()
+        let candidates = offered.enumerated().map { index, candidate in
+            if let name = candidate.opener.passwordName { names.insert(name) }
+            return Candidate(opener: candidate.opener, hmacKey: hmacKeys[index]!) {
+                switch candidate.keying {
+                case .keys(let keys): keys.encryptionKey
+                case .password(let form, let iterations):
+                    KeyDerivation.key(password: form, salt: header.salts!.encryption, iterations: iterations)
+                }
+            }
+        }
+        return (candidates, max(names.count, header.isPasswordBased ? 0 : 1))
     }
 
     /// Deciphers a verified private spool into a new private file (in `folder`

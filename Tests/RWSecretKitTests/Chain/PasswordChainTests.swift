@@ -13,9 +13,7 @@ struct PasswordChainTests {
     }
 
     func chainNames(_ client: PasswordClient) throws -> [String] {
-        var passwords: [ChainPassword] = []
-        try client.chainHead()?.collectPasswords(into: &passwords)
-        return passwords.map(\.name)
+        try client.chainHead()?.chainPasswords().map(\.name) ?? []
     }
 
     @Test("each stored password opens its own message; the end of the chain counts the passwords tried")
@@ -24,7 +22,7 @@ struct PasswordChainTests {
         let client = PasswordClient(runOnly: []) { store }
         for (label, password) in [("c", "charlie"), ("a", "alpha"), ("d", "delta"), ("b", "bravo")] {
             let result = try client.decrypt(try message("for \(label)", password))
-            #expect(try result.get().password.name == label)
+            #expect(try result.get().openedBy.passwordName == label)
             #expect(try result.get().plaintext == Array("for \(label)".utf8))
         }
         let failure = try client.decrypt(try message("lost", "nobody"))
@@ -39,7 +37,7 @@ struct PasswordChainTests {
         let client = PasswordClient(runOnly: []) { store }
         // Make the head fail so that the batched path (successors derived together) decides.
         let result = try client.decrypt(try message("m", "same"))
-        #expect(try result.get().password.name == "first")
+        #expect(try result.get().openedBy.passwordName == "first")
     }
 
     @Test("the password that opened the last message goes first")
@@ -62,7 +60,7 @@ struct PasswordChainTests {
         let late = try message("late", "added later")
         #expect(try client.decrypt(late).failure == .noPasswordOpened(tried: 1))
         try store.add(SecretBytes(utf8: "added later"), label: "late")
-        #expect(try client.decrypt(late).get().password.name == "late")
+        #expect(try client.decrypt(late).get().openedBy.passwordName == "late")
         try store.remove(labels: ["a"])
         #expect(try chainNames(client) == ["late"])
     }
@@ -91,12 +89,12 @@ struct PasswordChainTests {
         let store = CountingStore(MemoryPasswordStore([stored("a", "alpha"), stored("b", "bravo"), stored("c", "charlie")]))
         let client = PasswordClient(runOnly: []) { store }
         for (label, password) in [("c", "charlie"), ("a", "alpha"), ("b", "bravo"), ("c", "charlie")] {
-            #expect(try client.decrypt(try message("for \(label)", password)).get().password.name == label)
+            #expect(try client.decrypt(try message("for \(label)", password)).get().openedBy.passwordName == label)
         }
         #expect(try chainNames(client) == ["c", "a", "b"])
         #expect(store.reads == 1)
         _ = try store.add(SecretBytes(utf8: "delta"), label: "d")
-        #expect(try client.decrypt(try message("for d", "delta")).get().password.name == "d")
+        #expect(try client.decrypt(try message("for d", "delta")).get().openedBy.passwordName == "d")
         #expect(try chainNames(client) == ["d", "a", "b", "c"])
         #expect(store.reads == 2)
     }
@@ -138,7 +136,7 @@ struct PasswordChainTests {
         let client = PasswordClient(runOnly: []) { store }
         let head = try #require(try client.chainHead())
         let opened = head.handle(try message("m", "secret \(count)"), parallelism: 2)
-        #expect(try opened.get().password.name == "p\(count)")
+        #expect(try opened.get().openedBy.passwordName == "p\(count)")
         #expect(head.handle(try message("m", "none"), parallelism: 2).failure == .noPasswordOpened(tried: count + 1))
     }
 
@@ -146,7 +144,7 @@ struct PasswordChainTests {
     func longChains(count: Int) throws {
         let store = MemoryPasswordStore((1...count).map { stored("p\($0)", "secret \($0)") })
         let client = PasswordClient(runOnly: []) { store }
-        #expect(try client.decrypt(try message("last", "secret \(count)")).get().password.name == "p\(count)")
+        #expect(try client.decrypt(try message("last", "secret \(count)")).get().openedBy.passwordName == "p\(count)")
         #expect(try client.decrypt(try message("none", "other")).failure == .noPasswordOpened(tried: count))
     }
 }

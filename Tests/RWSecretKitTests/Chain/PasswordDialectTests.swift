@@ -63,7 +63,7 @@ struct PasswordDialectTests {
         let client = PasswordClient(runOnly: [ChainPassword(name: "a", secret: SecretBytes(utf8: "ascii")),
                                               ChainPassword(name: "u", secret: SecretBytes(utf8: "\u{E9}"))]) { nil }
         let head = try #require(try client.chainHead())
-        let names = head.candidates(for: message.header).map(\.password.name)
+        let names = head.chainCandidates(for: message.header).compactMap(\.opener.passwordName)
         #expect(names == ["a", "u", "u", "u", "u"])  // é: UTF-8, its low byte, NFD, NFD's low bytes
     }
 

@@ -58,7 +58,7 @@ struct PeerInteropTests {
             return
         }
         #expect(decrypted.plaintext == record.plaintext, "\(record.testDescription)")
-        #expect(decrypted.password.name == "right", "\(record.testDescription)")
+        #expect(decrypted.openedBy.passwordName == "right", "\(record.testDescription)")
         // The one-shot API tries the same forms.
         #expect(try message.decrypt(password: SecretBytes(record.candidate), iterations: record.iterations) == record.plaintext, "\(record.testDescription)")
     }
