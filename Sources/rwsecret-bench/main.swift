@@ -247,6 +247,7 @@ for round in 0..<repetitions {
 let medians = Medians(values: samples.mapValues(median))
 
 let version = String(cString: OpenSSL_version(OPENSSL_VERSION))
+if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
 print("rwsecret-bench — \(version); KDF in use: \(KeyDerivation.activeImplementation)"
       + "; SHA extensions: \(KeyDerivation.cpuHasSHAExtensions ? "yes" : "no")"
       + (KeyDerivation.isAvailable(.sha) ? "" : " (sha path unavailable: rows marked sha ran the portable path)")

@@ -73,7 +73,7 @@ extension RWSecret.Password {
         /// Prints every failure as its own line and stops with 65.
         private func report(_ failures: [ValidationFailure]) throws {
             guard !failures.isEmpty else { return }
-            for failure in failures { Output.standardError.line("rwsecret: \(failure)") }
+            for failure in failures { Output.standardError.line("rwsecret: \(failure.words)") }
             throw CommandFailure.silent(.dataError)
         }
     }

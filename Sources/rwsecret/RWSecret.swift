@@ -33,6 +33,8 @@ struct RWSecret: ParsableCommand {
     /// Parses, runs, and maps every error to one `rwsecret: ` line and the spec's exit status.
     static func main() {
         ProcessHardening.apply()
+        // For measurements: force a PBKDF2 code path (the library reads no environment).
+        if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
         SecretEnvironment.take()
         // decrypt and encrypt will need OpenSSL's set-up (~3 ms): let the other core do it
         // while the arguments are parsed. No other command touches EVP.

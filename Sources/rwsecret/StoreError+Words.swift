@@ -24,9 +24,9 @@ extension StoreError {
         let vaultAdvice = "point --vault (or RWSECRET_VAULT) at the vault file"
         switch self {
         case .passphraseRejected(let failures):
-            return failures.map { "vault passphrase: \($0)" }.joined(separator: "\nrwsecret: ")
+            return failures.map { "vault passphrase: \($0.words)" }.joined(separator: "\nrwsecret: ")
         case .passwordRejected(let label, let failures):
-            return failures.map { (label.map { "'\($0)': " } ?? "") + "\($0)" }.joined(separator: "\nrwsecret: ")
+            return failures.map { (label.map { "'\($0)': " } ?? "") + $0.words }.joined(separator: "\nrwsecret: ")
         case .wrongPassphrase:
             return "\(description); give the right one in RWSECRET_VAULT_PASSPHRASE or at the prompt"
         case .noPassphrase(let path, _):

@@ -77,7 +77,7 @@ final class VaultPassphrase {
             let first = try ask(note + prompt)
             lastFailures = CompositeValidator.newVaultPassphrase.validate(first)
             if !lastFailures.isEmpty {
-                note = lastFailures.map { "rwsecret: vault passphrase: \($0)\n" }.joined() + "rwsecret: try again.\n"
+                note = lastFailures.map { "rwsecret: vault passphrase: \($0.words)\n" }.joined() + "rwsecret: try again.\n"
                 continue
             }
             let second = try ask("Again: ")

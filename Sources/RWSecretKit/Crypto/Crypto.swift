@@ -22,7 +22,7 @@ public enum Crypto {
     /// Everything here happens lazily on first use anyway; a caller that knows it
     /// is about to decrypt can call this on another thread to overlap the set-up
     /// with its own start-up work. Safe to call from any thread, any number of times.
-    public static func prepare() {
+    package static func prepare() {
         Authenticator.prepare()
         Cipher.prepare()
         _ = KeyDerivation.activeImplementation
@@ -33,7 +33,7 @@ public enum Crypto {
     /// A plain detached thread: it is running within microseconds, whereas the
     /// first Dispatch worker of a process was measured starting about 2 ms late
     /// while the main thread was busy parsing arguments.
-    public static func prepareInBackground() {
+    package static func prepareInBackground() {
         #if canImport(Glibc)
         var attributes = pthread_attr_t()
         guard pthread_attr_init(&attributes) == 0 else { return }

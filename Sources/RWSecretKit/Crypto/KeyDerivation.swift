@@ -16,8 +16,8 @@ internal import Synchronization
 ///   and the keys of a batch).
 ///
 /// The default (`activeImplementation`) is `sha` when the CPU has the SHA extensions
-/// and the kernel passes a known-answer check, otherwise `portable`. The environment
-/// variable `RWSECRET_KDF` (`portable`, `sha` or `openssl`), read once, overrides it.
+/// and the kernel passes a known-answer check, otherwise `portable`; the tool and
+/// the bench may force another for measurements (`use(_:)`).
 public enum KeyDerivation {
     /// The iteration count every RNCryptor version specifies (RNCryptor-C, PHP and
     /// Java let a caller choose another one; the message does not record it).
@@ -39,7 +39,7 @@ public enum KeyDerivation {
     }
 
     /// An implementation of PBKDF2-HMAC-SHA1.
-    public enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
+    package enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
         /// OpenSSL's `PKCS5_PBKDF2_HMAC`.
         case openssl
         /// Precomputed HMAC states and OpenSSL's `SHA1_Transform`.
@@ -51,26 +51,26 @@ public enum KeyDerivation {
     }
 
     /// The implementation `key(password:salt:)` and `keys(_:)` use.
-    public static var activeImplementation: Implementation { active }
+    package static var activeImplementation: Implementation { active }
 
     /// Whether `implementation` runs as itself here. `sha` needs the SHA extensions
     /// (SHA, SSE4.1, SSSE3) and a passed known-answer check; when it is unavailable,
     /// asking for it computes with `portable` instead.
-    public static func isAvailable(_ implementation: Implementation) -> Bool {
+    package static func isAvailable(_ implementation: Implementation) -> Bool {
         implementation != .sha || shaKernelVerified
     }
 
     /// Whether this CPU has the instructions the `sha` kernel needs (SHA, SSE4.1, SSSE3),
     /// whatever the known-answer check said.
-    public static var cpuHasSHAExtensions: Bool { Crypto.sha1KernelSupported }
+    package static var cpuHasSHAExtensions: Bool { Crypto.sha1KernelSupported }
 
     /// How many keys `key(password:salt:)` and `keys(_:)` have derived in this process
     /// (what a chain's order costs or saves; `--verbose` reports it).
-    public static var derivationCount: Int { derived.load(ordering: .relaxed) }
+    package static var derivationCount: Int { derived.load(ordering: .relaxed) }
     private static let derived = Atomic<Int>(0)
 
     /// Derives one 32-byte key from `password` and `salt` with `iterations` rounds (≥ 1).
-    public static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations) -> SecretBytes {
+    package static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations) -> SecretBytes {
         derived.add(1, ordering: .relaxed)
         return key(password: password, salt: salt, iterations: iterations, using: active)
     }
@@ -79,18 +79,18 @@ public enum KeyDerivation {
     ///
     /// Independent derivations may be computed together; the result is the same as
     /// calling `key(password:salt:iterations:)` for each pair.
-    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations) -> [SecretBytes] {
+    package static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations) -> [SecretBytes] {
         derived.add(requests.count, ordering: .relaxed)
         return keys(requests, iterations: iterations, using: active)
     }
 
     /// Derives one 32-byte key with a chosen implementation.
-    public static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations, using implementation: Implementation) -> SecretBytes {
+    package static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations, using implementation: Implementation) -> SecretBytes {
         pbkdf2SHA1(password: password, salt: salt, iterations: effective(iterations), keyLength: Crypto.keySize, using: implementation)
     }
 
     /// Derives one 32-byte key per (password, salt) pair with a chosen implementation.
-    public static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations, using implementation: Implementation) -> [SecretBytes] {
+    package static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations, using implementation: Implementation) -> [SecretBytes] {
         pbkdf2SHA1(requests, iterations: effective(iterations), keyLength: Crypto.keySize, using: implementation)
     }
 
@@ -99,14 +99,14 @@ public enum KeyDerivation {
 
     /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
     /// and measurements; RNCryptor itself uses `key(password:salt:)`.
-    public static func pbkdf2SHA1(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int, keyLength: Int, using implementation: Implementation) -> SecretBytes {
+    package static func pbkdf2SHA1(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int, keyLength: Int, using implementation: Implementation) -> SecretBytes {
         let saltBytes = salt.withUnsafeBytes { Array($0) }
         return pbkdf2SHA1([(password, saltBytes)], iterations: iterations, keyLength: keyLength, using: implementation)[0]
     }
 
     /// PBKDF2-HMAC-SHA1 of several (password, salt) pairs, computed together where the
     /// implementation can (`sha` interleaves their chains).
-    public static func pbkdf2SHA1(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int, keyLength: Int, using implementation: Implementation) -> [SecretBytes] {
+    package static func pbkdf2SHA1(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int, keyLength: Int, using implementation: Implementation) -> [SecretBytes] {
         switch implementation {
         case .openssl:
             return requests.map { request in
@@ -125,13 +125,23 @@ public enum KeyDerivation {
 
     // MARK: - Choosing the implementation
 
-    /// Chosen once, on first use.
-    private static let active: Implementation = {
-        if let value = getenv("RWSECRET_KDF"), let forced = Implementation(rawValue: String(cString: value)) {
+    /// The implementation in use: the one forced by `use(_:)`, else the best verified one.
+    private static var active: Implementation {
+        let index = forcedImplementation.load(ordering: .relaxed)
+        if index >= 0 {
+            let forced = Implementation.allCases[index]
             return forced == .sha && !shaKernelVerified ? .portable : forced
         }
         return shaKernelVerified ? .sha : .portable
-    }()
+    }
+    private static let forcedImplementation = Atomic<Int>(-1)
+
+    /// Forces `implementation` (nil: the default) for every key derived from now on
+    /// (`sha` where unavailable computes with `portable`). For measurements: the tool
+    /// calls it for `RWSECRET_KDF` at start, the bench for its sections.
+    package static func use(_ implementation: Implementation?) {
+        forcedImplementation.store(implementation.flatMap { Implementation.allCases.firstIndex(of: $0) } ?? -1, ordering: .relaxed)
+    }
 
     /// The CPU has the SHA extensions and the kernel reproduces known answers
     /// (through its one-, two- and three-chain paths). Checked once, before first use.

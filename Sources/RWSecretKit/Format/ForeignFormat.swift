@@ -2,14 +2,14 @@
 ///
 /// Neither is RNCryptor, and no password opens them here; recognising them lets a
 /// program say what the input is instead of `unknown version`.
-public enum ForeignFormat: Sendable, Equatable, CaseIterable {
+package enum ForeignFormat: Sendable, Equatable, CaseIterable {
     /// OpenSSL `enc` with a salt: the 8 bytes `Salted__`, an 8-byte salt, then the ciphertext.
     case openSSLEnc
     /// The RNCryptor v4 draft (never finished): the bytes `RNC` and then version 4.
     case rncryptorV4Draft
 
     /// The first bytes that identify the format.
-    public var magic: [UInt8] {
+    package var magic: [UInt8] {
         switch self {
         case .openSSLEnc: Array("Salted__".utf8)
         case .rncryptorV4Draft: Array("RNC".utf8) + [4]
@@ -17,7 +17,7 @@ public enum ForeignFormat: Sendable, Equatable, CaseIterable {
     }
 
     /// The format `prefix` starts with, if it holds the whole magic of one.
-    public init?(prefix: some Collection<UInt8>) {
+    package init?(prefix: some Collection<UInt8>) {
         for format in Self.allCases where prefix.starts(with: format.magic) {
             self = format
             return
@@ -26,7 +26,7 @@ public enum ForeignFormat: Sendable, Equatable, CaseIterable {
     }
 
     /// The error a decryptor reports for it.
-    public var error: RNCryptorError {
+    package var error: RNCryptorError {
         switch self {
         case .openSSLEnc: .openSSLEnc
         case .rncryptorV4Draft: .rncryptorV4Draft

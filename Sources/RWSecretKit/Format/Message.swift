@@ -29,24 +29,24 @@ public struct Message: Sendable {
     /// The HMAC key a PBKDF2 input gives for this message (password-based only).
     ///
     /// `kdfPassword` is one of `header.kdfPasswords(password)`, not the password as typed.
-    public func hmacKey(forKDFPassword kdfPassword: SecretBytes, iterations: Int = KeyDerivation.iterations) -> SecretBytes {
+    package func hmacKey(forKDFPassword kdfPassword: SecretBytes, iterations: Int = KeyDerivation.iterations) -> SecretBytes {
         guard let salts = header.salts else { preconditionFailure("hmacKey(for:) on a key-based message") }
         return KeyDerivation.key(password: kdfPassword, salt: salts.hmac, iterations: iterations)
     }
 
     /// The encryption key a PBKDF2 input gives for this message (password-based only).
-    public func encryptionKey(forKDFPassword kdfPassword: SecretBytes, iterations: Int = KeyDerivation.iterations) -> SecretBytes {
+    package func encryptionKey(forKDFPassword kdfPassword: SecretBytes, iterations: Int = KeyDerivation.iterations) -> SecretBytes {
         guard let salts = header.salts else { preconditionFailure("encryptionKey(for:) on a key-based message") }
         return KeyDerivation.key(password: kdfPassword, salt: salts.encryption, iterations: iterations)
     }
 
     /// The HMAC key a password gives for this message in the reference implementation's form.
-    public func hmacKey(for password: SecretBytes) -> SecretBytes {
+    package func hmacKey(for password: SecretBytes) -> SecretBytes {
         hmacKey(forKDFPassword: header.kdfPassword(password))
     }
 
     /// The encryption key a password gives for this message in the reference implementation's form.
-    public func encryptionKey(for password: SecretBytes) -> SecretBytes {
+    package func encryptionKey(for password: SecretBytes) -> SecretBytes {
         encryptionKey(forKDFPassword: header.kdfPassword(password))
     }
 

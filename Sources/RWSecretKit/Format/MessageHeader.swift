@@ -20,18 +20,18 @@ public struct MessageHeader: Sendable, Equatable {
     /// Whether the message was encrypted under a password (options byte 1).
     public var isPasswordBased: Bool { salts != nil }
     /// The options byte (v0 writes 0 although it is password-based).
-    public var options: UInt8 { version != 0 && isPasswordBased ? 1 : 0 }
+    package var options: UInt8 { version != 0 && isPasswordBased ? 1 : 0 }
     /// Header length in bytes: 34 for password-based messages, 18 for key-based ones.
     public var length: Int { Self.length(passwordBased: isPasswordBased) }
     /// Versions 0 and 1 authenticate the ciphertext only; 2 and 3 the header too.
-    public var hmacCoversHeader: Bool { version >= 2 }
+    package var hmacCoversHeader: Bool { version >= 2 }
     /// Version 0: counter mode and HMAC-SHA1 (padded to 32 bytes); otherwise CBC and HMAC-SHA256.
-    public var isCounterMode: Bool { version == 0 }
+    package var isCounterMode: Bool { version == 0 }
     /// The smallest valid message: header, one block (none for v0's counter mode), HMAC.
-    public var minimumMessageLength: Int { length + (isCounterMode ? 0 : Crypto.blockSize) + Crypto.tagSize }
+    package var minimumMessageLength: Int { length + (isCounterMode ? 0 : Crypto.blockSize) + Crypto.tagSize }
 
     /// The header's bytes as they appear in the message.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out: [UInt8] = [version, options]
         if let salts { out += salts.encryption + salts.hmac }
         return out + iv
@@ -39,11 +39,11 @@ public struct MessageHeader: Sendable, Equatable {
 
     static let saltSize = 8
     /// The longest header (password-based).
-    public static let maximumLength = 34
+    package static let maximumLength = 34
     static func length(passwordBased: Bool) -> Int { 2 + (passwordBased ? 2 * saltSize : 0) + Crypto.blockSize }
 
     /// A header; v3 unless told (the only version `rwsecret` writes; v0 needs salts).
-    public init(version: UInt8 = 3, salts: (encryption: [UInt8], hmac: [UInt8])?, iv: [UInt8]) {
+    package init(version: UInt8 = 3, salts: (encryption: [UInt8], hmac: [UInt8])?, iv: [UInt8]) {
         precondition(iv.count == Crypto.blockSize)
         precondition(version <= 3 && (version != 0 || salts != nil), "v0 messages are password-based")
         if let salts { precondition(salts.encryption.count == Self.saltSize && salts.hmac.count == Self.saltSize) }
@@ -59,7 +59,7 @@ public struct MessageHeader: Sendable, Equatable {
     /// `RNC` and version 4) is reported as that format once enough of it is there
     /// to tell; otherwise an unknown first byte is `unknownVersion`. With
     /// `moreMayFollow`, a prefix that may still become such a magic is `tooShort`.
-    public static func headerLength(of prefix: some Collection<UInt8>, moreMayFollow: Bool = false) throws(RNCryptorError) -> Int {
+    package static func headerLength(of prefix: some Collection<UInt8>, moreMayFollow: Bool = false) throws(RNCryptorError) -> Int {
         var iterator = prefix.makeIterator()
         guard let version = iterator.next() else { throw .tooShort }
         guard (0...3).contains(version) else {
@@ -113,14 +113,14 @@ public struct MessageHeader: Sendable, Equatable {
     /// (UTF-16 units, as Objective-C counts) as a byte count, so multi-byte
     /// passwords lost their last bytes. Versions 1 and 3 use every UTF-8 byte.
     /// Other implementations wrote other forms: `kdfPasswords(_:)` lists them all.
-    public func kdfPassword(_ password: SecretBytes) -> SecretBytes {
+    package func kdfPassword(_ password: SecretBytes) -> SecretBytes {
         Self.originalKDFPassword(password, version: version)
     }
 
     /// Every byte string an RNCryptor implementation is known to have fed to PBKDF2
     /// for `password` at this version, the reference form first (see `PasswordDialects`).
     /// One element for an ASCII password.
-    public func kdfPasswords(_ password: SecretBytes) -> [SecretBytes] {
+    package func kdfPasswords(_ password: SecretBytes) -> [SecretBytes] {
         PasswordDialects.kdfPasswords(password, version: version)
     }
 

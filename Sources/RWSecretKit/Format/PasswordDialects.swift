@@ -20,9 +20,9 @@
 /// differ): first every dialect of the password as given, then every dialect of
 /// the other form. Each distinct byte string appears once. An ASCII password,
 /// or one that is not valid UTF-8, has exactly one form (what it cost before).
-public enum PasswordDialects {
+package enum PasswordDialects {
     /// The PBKDF2 inputs to try for `password` on a message of `version`, reference form first.
-    public static func kdfPasswords(_ password: SecretBytes, version: UInt8) -> [SecretBytes] {
+    package static func kdfPasswords(_ password: SecretBytes, version: UInt8) -> [SecretBytes] {
         let isASCII = password.withUnsafeBytes { raw in raw.allSatisfy { $0 < 0x80 } }
         guard !isASCII, let text = password.decodedUTF8() else {
             return [MessageHeader.originalKDFPassword(password, version: version)]

@@ -96,16 +96,13 @@ extension FileKind {
     }
 }
 
-/// File-system helpers for the stores.
-enum StoreFiles {
+/// File-system helpers for the stores (and the tool's store choice).
+package enum StoreFiles {
     /// The text of the current `errno`.
     static func errnoText() -> String { String(cString: strerror(errno)) }
 
     /// The folder part of `path` ("." when there is none).
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    package static func folder(of path: String) -> String { RWSecretKit.folder(of: path) }
 
     /// The last component of `path`.
     static func name(of path: String) -> String {
@@ -125,7 +122,7 @@ enum StoreFiles {
     }
 
     /// Whether something exists at `path` (following symbolic links).
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }

@@ -21,7 +21,7 @@ public final class KeyringPasswordStore: PasswordStore {
     public var kind: StoreKind { .keyring }
 
     /// What to do about a locked keyring.
-    public static var lockedAdvice: String { SecretServiceClient.lockedAdvice }
+    package static var lockedAdvice: String { SecretServiceClient.lockedAdvice }
 
     /// Opens the keyring's default collection. A locked collection still opens
     /// (so `status` can report it); its operations then throw `locked`.
@@ -41,7 +41,7 @@ public final class KeyringPasswordStore: PasswordStore {
     }
 
     /// Whether some process owns `org.freedesktop.secrets` on the session bus (nothing is activated).
-    public static func secretServiceIsRunning() throws(StoreError) -> Bool {
+    package static func secretServiceIsRunning() throws(StoreError) -> Bool {
         try SecretServiceClient.shared().nameHasOwner("org.freedesktop.secrets")
     }
 

@@ -107,7 +107,6 @@ public enum PasswordStoreChange: Sendable, Equatable {
     case added(label: String)
     case removed(labels: [String])
     case renamed(from: String, to: String)
-    case reordered
 }
 
 /// Observes a store's changes; the password chain rebuilds itself on each.
@@ -116,23 +115,23 @@ public protocol PasswordStoreObserver: AnyObject {
 }
 
 /// The bookkeeping for a store's observers: weak references, notified in registration order.
-public final class PasswordStoreObservers {
+package final class PasswordStoreObservers {
     private struct Weak { weak var observer: (any PasswordStoreObserver)? }
     private var entries: [Weak] = []
 
-    public init() {}
+    package init() {}
 
-    public func add(_ observer: any PasswordStoreObserver) {
+    package func add(_ observer: any PasswordStoreObserver) {
         entries.removeAll { $0.observer == nil || $0.observer === observer }
         entries.append(Weak(observer: observer))
     }
 
-    public func remove(_ observer: any PasswordStoreObserver) {
+    package func remove(_ observer: any PasswordStoreObserver) {
         entries.removeAll { $0.observer == nil || $0.observer === observer }
     }
 
     /// Tells every live observer about `change`.
-    public func notify(_ store: any PasswordStore, _ change: PasswordStoreChange) {
+    package func notify(_ store: any PasswordStore, _ change: PasswordStoreChange) {
         entries.removeAll { $0.observer == nil }
         for entry in entries { entry.observer?.passwordStore(store, didChange: change) }
     }
@@ -140,7 +139,7 @@ public final class PasswordStoreObservers {
 
 extension PasswordStore {
     /// The lowest `password-N` (N ≥ 1) not in `taken`.
-    public static func nextFreeLabel(_ taken: some Sequence<String>) -> String {
+    package static func nextFreeLabel(_ taken: some Sequence<String>) -> String {
         let used = Set(taken)
         var n = 1
         while used.contains("password-\(n)") { n += 1 }
@@ -149,7 +148,7 @@ extension PasswordStore {
 
     /// The label `add` stores a password under: `label`, or else the lowest free
     /// `password-N`. Throws when it is not a valid label or `taken` already has it.
-    public static func labelToAdd(_ label: String?, taken: [String]) throws(StoreError) -> String {
+    package static func labelToAdd(_ label: String?, taken: [String]) throws(StoreError) -> String {
         let label = label ?? nextFreeLabel(taken)
         try PasswordLabel.validate(label)
         guard !taken.contains(label) else { throw .labelExists(label) }
@@ -159,7 +158,7 @@ extension PasswordStore {
     /// The labels for `passwords` (nil: the lowest free `password-N` not yet taken, in turn),
     /// checked against `taken`: `invalidLabel`, or `labelsExist` naming every clash.
     /// `check` runs on each secret against the stored ones and those added before it.
-    public static func plan(_ passwords: [PasswordToAdd], taken: [String], stored: [SecretBytes],
+    package static func plan(_ passwords: [PasswordToAdd], taken: [String], stored: [SecretBytes],
                             check: StoredSecretsCheck) throws(StoreError) -> [String] {
         var used = taken
         var clashes: [String] = []
@@ -185,7 +184,7 @@ extension PasswordStore {
     }
 
     /// The checks of `rename`: `label` is stored, `newLabel` is valid and free.
-    public static func checkRename(_ label: String, to newLabel: String, in existing: [String]) throws(StoreError) {
+    package static func checkRename(_ label: String, to newLabel: String, in existing: [String]) throws(StoreError) {
         try PasswordLabel.validate(newLabel)
         try requireKnown([label], in: existing)
         if newLabel != label, existing.contains(newLabel) { throw .labelExists(newLabel) }
@@ -193,7 +192,7 @@ extension PasswordStore {
 
     /// Throws `unknownLabels` naming the labels of `labels` that `existing` lacks
     /// (each once, in the order given): `remove` removes all or nothing.
-    public static func requireKnown(_ labels: [String], in existing: some Sequence<String>) throws(StoreError) {
+    package static func requireKnown(_ labels: [String], in existing: some Sequence<String>) throws(StoreError) {
         let known = Set(existing)
         var unknown: [String] = []
         for label in labels where !known.contains(label) && !unknown.contains(label) { unknown.append(label) }

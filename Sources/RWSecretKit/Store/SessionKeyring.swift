@@ -14,27 +14,27 @@ internal import Glibc
 /// the key (those of this session) read it.
 ///
 /// The only file that makes keyctl calls (through `CLinuxSyscalls`'s syscall wrappers).
-public enum SessionKeyring {
+package enum SessionKeyring {
     /// How long a passphrase is kept when no duration is given: 15 minutes.
-    public static let defaultLifetime: Duration = .seconds(15 * 60)
+    package static let defaultLifetime: Duration = .seconds(15 * 60)
 
     /// A passphrase held for a vault, and until when.
-    public struct Held: Sendable {
-        public let passphrase: SecretBytes
+    package struct Held: Sendable {
+        package let passphrase: SecretBytes
         /// Unix time (seconds) at which the kernel forgets it.
-        public let expiry: Int64
+        package let expiry: Int64
     }
 
     /// The key's description for the vault at `path` (made absolute, symbolic links
     /// followed, so that every path to one vault finds the same key).
-    public static func description(forVault path: String) -> String {
+    package static func description(forVault path: String) -> String {
         "rwsecret:vault:" + absolute((try? StoreFiles.resolvingLinks(path)) ?? path)
     }
 
     /// Keeps `passphrase` for the vault at `path` for `lifetime` (at least one second);
     /// replaces what was held for it. Returns the expiry (Unix seconds).
     @discardableResult
-    public static func store(_ passphrase: SecretBytes, forVault path: String, lifetime: Duration) throws(StoreError) -> Int64 {
+    package static func store(_ passphrase: SecretBytes, forVault path: String, lifetime: Duration) throws(StoreError) -> Int64 {
         let seconds = max(1, lifetime.components.seconds)
         let expiry = Int64(time(nil)) + seconds
         try store(passphrase, forVault: path, expiry: expiry)
@@ -60,7 +60,7 @@ public enum SessionKeyring {
     }
 
     /// What is held for the vault at `path`, or nil when nothing is (or it has expired).
-    public static func lookUp(forVault path: String) throws(StoreError) -> Held? {
+    package static func lookUp(forVault path: String) throws(StoreError) -> Held? {
         guard let key = try find(path) else { return nil }
         var size = 1024 + 8
         while true {
@@ -82,7 +82,7 @@ public enum SessionKeyring {
 
     /// Forgets what is held for the vault at `path`; whether something was.
     @discardableResult
-    public static func forget(vault path: String) throws(StoreError) -> Bool {
+    package static func forget(vault path: String) throws(StoreError) -> Bool {
         guard let key = try find(path) else { return false }
         if rws_keyctl_invalidate(key) == 0 { return true }
         // Kernels before 3.5 have no KEYCTL_INVALIDATE.
@@ -93,7 +93,7 @@ public enum SessionKeyring {
 
     /// Whether the session keyring is the user's default one (`_uid_ses.UID`), which every
     /// process of this user that has no session keyring of its own shares; nil when unknown.
-    public static func sessionIsSharedUserDefault() -> Bool? {
+    package static func sessionIsSharedUserDefault() -> Bool? {
         let id = rws_keyctl_get_keyring_id(rws_session_keyring, 0)
         guard id >= 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: 512)
@@ -109,7 +109,7 @@ public enum SessionKeyring {
     }
 
     /// Words for the errors a container or an old kernel gives.
-    public static func describe(errno code: Int32) -> String {
+    package static func describe(errno code: Int32) -> String {
         switch code {
         case ENOSYS: "this kernel has no key retention service (ENOSYS)"
         case EPERM, EACCES: "permission denied (\(code == EPERM ? "EPERM" : "EACCES"); a container's seccomp profile may forbid keyctl)"

@@ -1,42 +1,42 @@
 /// Why a store operation failed: facts, for the tool to word. Descriptions never contain a secret.
 public enum StoreError: Error, Sendable, Equatable {
-    /// The store cannot be reached or opened; `advice` says what to do. (Exit 69.)
+    /// The store cannot be reached or opened; `advice` says what to do.
     case unavailable(reason: String, advice: String)
-    /// The keyring collection or the vault is locked. (Exit 69.)
+    /// The keyring collection or the vault is locked.
     case locked(advice: String)
-    /// The label is already in use. (Exit 65.)
+    /// The label is already in use.
     case labelExists(String)
-    /// These labels are already in use in the destination (all or nothing: none was added). (Exit 65.)
+    /// These labels are already in use in the destination (all or nothing: none was added).
     case labelsExist([String])
-    /// These labels are not stored. (Exit 65.)
+    /// These labels are not stored.
     case unknownLabels([String])
-    /// The label breaks the label rules. (Exit 65.)
+    /// The label breaks the label rules.
     case invalidLabel(String, reason: String)
-    /// Reading or writing the store's files failed. (Exit 74.)
+    /// Reading or writing the store's files failed.
     case io(String)
-    /// A new vault's passphrase was rejected by these validators. (Exit 65.)
+    /// A new vault's passphrase was rejected by these validators.
     case passphraseRejected([ValidationFailure])
     /// A password to add was rejected, under the store's lock, by these validators
-    /// (for example "already stored"); `label` names it when one was given. (Exit 65.)
+    /// (for example "already stored"); `label` names it when one was given.
     case passwordRejected(label: String?, [ValidationFailure])
-    /// The vault's passphrase was wrong every time it was given; the vault is unchanged. (Exit 69.)
+    /// The vault's passphrase was wrong every time it was given; the vault is unchanged.
     case wrongPassphrase(path: String)
-    /// No passphrase could be had to open or create the vault (`reason` says why). (Exit 69.)
+    /// No passphrase could be had to open or create the vault (`reason` says why).
     case noPassphrase(path: String, reason: String)
-    /// There is no vault file at `path` yet. (Exit 69.)
+    /// There is no vault file at `path` yet.
     case noVault(path: String)
-    /// The vault's file is not a regular file (it is `kind`), so it is not read. (Exit 69.)
+    /// The vault's file is not a regular file (it is `kind`), so it is not read.
     case vaultNotARegularFile(path: String, kind: FileKind)
-    /// The vault's file is larger than `limit` bytes, so it is not read. (Exit 69.)
+    /// The vault's file is larger than `limit` bytes, so it is not read.
     case vaultTooLarge(path: String, size: Int64, limit: Int)
-    /// The vault decrypted but its contents are malformed, or it is not a vault at all. (Exit 69.)
+    /// The vault decrypted but its contents are malformed, or it is not a vault at all.
     case vaultDamaged(path: String, detail: String)
-    /// The lock file is not a regular file (a symbolic link is never followed). (Exit 69.)
+    /// The lock file is not a regular file (a symbolic link is never followed).
     case unsafeLockFile(path: String, kind: FileKind)
     /// A symbolic link on the way to the vault belongs to another user (`owner`) and sits in a
-    /// sticky world-writable folder, so it is not followed (the protected-symlinks rule). (Exit 69.)
+    /// sticky world-writable folder, so it is not followed (the protected-symlinks rule).
     case untrustedLink(path: String, owner: UInt32)
-    /// The kernel's session keyring refused `operation` with `errno`. (Exit 69.)
+    /// The kernel's session keyring refused `operation` with `errno`.
     case sessionKeyring(operation: String, errno: Int32)
 }
 

@@ -1,8 +1,8 @@
-/// Accepts only the characters of one class (`--require alpha|numeric|alphanumeric`).
+/// Accepts only the characters of one class: letters, digits, or both (ASCII only).
 public struct CharacterClassValidator: PasswordValidator {
     public static let domain = "org.rwsecret.validation.character-class"
 
-    /// The classes `--require` names. Only ASCII counts: alpha is a–z A–Z, numeric is 0–9.
+    /// The classes. Only ASCII counts: alpha is a–z A–Z, numeric is 0–9.
     public enum Requirement: String, Sendable, CaseIterable {
         case alpha, numeric, alphanumeric
 
@@ -16,7 +16,8 @@ public struct CharacterClassValidator: PasswordValidator {
             }
         }
 
-        var wording: String {
+        /// The characters it allows, in words ("digits 0–9").
+        public var wording: String {
             switch self {
             case .alpha: "letters a–z and A–Z"
             case .numeric: "digits 0–9"
@@ -32,8 +33,9 @@ public struct CharacterClassValidator: PasswordValidator {
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
         let allowed = password.withUnsafeBytes { $0.allSatisfy(requirement.allows) }
         guard !allowed else { return nil }
-        return ValidationFailure(domain: Self.domain, code: 1,
+        // One code per class (1 alpha, 2 numeric, 3 alphanumeric), so that a caller knows which rule it broke.
+        return ValidationFailure(domain: Self.domain, code: Requirement.allCases.firstIndex(of: requirement)! + 1,
                                  description: "the password has characters other than \(requirement.wording)",
-                                 reason: "--require \(requirement.rawValue) allows only \(requirement.wording)")
+                                 reason: "the \(requirement.rawValue) requirement allows only \(requirement.wording)")
     }
 }

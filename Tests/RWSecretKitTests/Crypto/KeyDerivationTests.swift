@@ -44,7 +44,7 @@ struct KeyDerivationTests {
     @Test("sha is the default when available")
     func activeChoice() {
         #expect(KeyDerivation.isAvailable(KeyDerivation.activeImplementation))
-        if KeyDerivation.isAvailable(.sha), getenvKDF() == nil {
+        if KeyDerivation.isAvailable(.sha) {
             #expect(KeyDerivation.activeImplementation == .sha)
         }
         let password = SecretBytes(utf8: "default path")
@@ -146,10 +146,6 @@ struct KeyDerivationTests {
 
     private func hex(_ bytes: SecretBytes) -> String {
         bytes.withUnsafeBytes { $0.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
-    }
-
-    private func getenvKDF() -> String? {
-        ProcessInfo.processInfo.environment["RWSECRET_KDF"]
     }
 }
 

@@ -16,7 +16,7 @@ extension Crypto {
     static func initializeOpenSSL() { library }
 
     /// Cryptographically secure random bytes from OpenSSL's `RAND_bytes`.
-    public static func randomBytes(count: Int) -> [UInt8] {
+    package static func randomBytes(count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return bytes }
         initializeOpenSSL()
@@ -28,30 +28,30 @@ extension Crypto {
     }
 
     /// Wipes `buffer` in a way the compiler cannot optimise away (`OPENSSL_cleanse`).
-    public static func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
+    package static func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         OPENSSL_cleanse(base, buffer.count)
     }
 
     /// Wipes an array in place.
-    public static func cleanse(_ bytes: inout [UInt8]) {
+    package static func cleanse(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { cleanse($0) }
     }
 
     /// Compares two buffers in time that depends only on their length (`CRYPTO_memcmp`).
-    public static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    package static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         guard a.count > 0 else { return true }
         return CRYPTO_memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
     }
 
     /// Compares two byte collections in constant time.
-    public static func constantTimeEqual<A: ContiguousByteStorage, B: ContiguousByteStorage>(_ a: A, _ b: B) -> Bool {
+    package static func constantTimeEqual<A: ContiguousByteStorage, B: ContiguousByteStorage>(_ a: A, _ b: B) -> Bool {
         a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in constantTimeEqual(pa, pb) } }
     }
 
     /// PBKDF2-HMAC-SHA1 computed by OpenSSL's own `PKCS5_PBKDF2_HMAC` (the reference the fast kernels are checked against).
-    public static func opensslPBKDF2SHA1(password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int, keyLength: Int) -> SecretBytes {
+    package static func opensslPBKDF2SHA1(password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int, keyLength: Int) -> SecretBytes {
         initializeOpenSSL()
         return SecretBytes(count: keyLength) { out in
             let emptyByte: UInt8 = 0

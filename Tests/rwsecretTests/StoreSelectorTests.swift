@@ -1,5 +1,6 @@
 import RWSecretKit
 import Testing
+@testable import rwsecret
 
 /// Store choice without a bus (tests with a bus run the binary: GDBus keeps
 /// the first bus a process connects to, and that must be the private keyring's).

@@ -1,6 +1,9 @@
-internal import Glibc
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Chooses the password store the way the spec's "Where passwords live" says,
+/// The tool's store options and variables: chooses the password store the way the spec's "Where passwords live" says,
 /// and opens it.
 ///
 /// - `--store` wins over `RWSECRET_STORE`; the default is `auto`.
@@ -8,16 +11,16 @@ internal import Glibc
 ///   when some process owns `org.freedesktop.secrets` on the session bus (asked
 ///   with `NameHasOwner`, which activates nothing), else the vault.
 /// - keyring together with `--vault` is bad usage; `RWSECRET_VAULT` is then ignored.
-public struct StoreSelector: Sendable {
+struct StoreSelector: Sendable {
     /// The store chosen, where it lives and why.
-    public struct Choice: Sendable, Equatable {
-        public let kind: StoreKind
+    struct Choice: Sendable, Equatable {
+        let kind: StoreKind
         /// The vault's path (file store only).
-        public let vaultPath: String?
+        let vaultPath: String?
         /// Why this store, for `status` and `--verbose`.
-        public let reason: String
+        let reason: String
 
-        public init(kind: StoreKind, vaultPath: String?, reason: String) {
+        init(kind: StoreKind, vaultPath: String?, reason: String) {
             self.kind = kind
             self.vaultPath = vaultPath
             self.reason = reason
@@ -25,27 +28,27 @@ public struct StoreSelector: Sendable {
     }
 
     /// Bad usage (exit 64): conflicting or unknown store options.
-    public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+    struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+        let description: String
     }
 
-    public let storeOption: String?
-    public let vaultOption: String?
-    public let environment: [String: String]
+    let storeOption: String?
+    let vaultOption: String?
+    let environment: [String: String]
 
     /// - Parameters:
     ///   - storeOption: `--store` (auto, keyring or file), if given.
     ///   - vaultOption: `--vault`, if given.
     ///   - environment: the process environment (`RWSECRET_STORE`, `RWSECRET_VAULT`,
     ///     `XDG_DATA_HOME`, `HOME`, `XDG_RUNTIME_DIR`, `DBUS_SESSION_BUS_ADDRESS`).
-    public init(storeOption: String?, vaultOption: String?, environment: [String: String]) {
+    init(storeOption: String?, vaultOption: String?, environment: [String: String]) {
         self.storeOption = storeOption
         self.vaultOption = vaultOption
         self.environment = environment
     }
 
     /// Decides which store to use. Under `auto` this may ask the session bus.
-    public func choose() throws(UsageError) -> Choice {
+    func choose() throws(UsageError) -> Choice {
         let setting: String
         let source: String
         if let storeOption {
@@ -82,7 +85,7 @@ public struct StoreSelector: Sendable {
     /// must read or create the file.
     /// - Parameter lockWaiting: called once when a write waits more than a second for
     ///   another process's lock.
-    public func open(_ choice: Choice, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
+    func open(_ choice: Choice, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
                      lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> any PasswordStore {
         switch choice.kind {
         case .keyring:
@@ -93,7 +96,7 @@ public struct StoreSelector: Sendable {
     }
 
     /// The keyring's default collection (a locked one still opens).
-    public func openKeyring(lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> KeyringPasswordStore {
+    func openKeyring(lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> KeyringPasswordStore {
         // With no bus at all GDBus would try to autolaunch one (dbus-launch, under X11): never.
         if case .absent(let why) = busPresence() {
             throw .unavailable(reason: why, advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, or keep passwords in the encrypted vault instead: --store file")
@@ -102,7 +105,7 @@ public struct StoreSelector: Sendable {
     }
 
     /// The vault at the choice's path (or the path these options give); nothing is read yet.
-    public func openVault(_ choice: Choice? = nil, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
+    func openVault(_ choice: Choice? = nil, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
                           lockWaiting: @escaping () -> Void = {}) -> VaultPasswordStore {
         VaultPasswordStore(path: choice?.vaultPath ?? vaultPath().path, passphrase: passphrase, lockWaiting: lockWaiting)
     }
@@ -111,20 +114,20 @@ public struct StoreSelector: Sendable {
 
     /// The vault path and where it came from: `--vault`, `RWSECRET_VAULT`, or the default
     /// `$XDG_DATA_HOME/rwsecret/vault` (`~/.local/share/rwsecret/vault`).
-    public func vaultPath() -> (path: String, origin: String) {
+    func vaultPath() -> (path: String, origin: String) {
         if let vaultOption { return (vaultOption, "from --vault") }
         if let path = nonEmpty("RWSECRET_VAULT") { return (path, "from RWSECRET_VAULT") }
         return (Self.defaultVaultPath(environment), "at the default path")
     }
 
     /// `$XDG_DATA_HOME/rwsecret/vault`, or `$HOME/.local/share/rwsecret/vault`.
-    public static func defaultVaultPath(_ environment: [String: String]) -> String {
+    static func defaultVaultPath(_ environment: [String: String]) -> String {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/rwsecret/vault" }
         return home(environment) + "/.local/share/rwsecret/vault"
     }
 
     /// `$XDG_RUNTIME_DIR/rwsecret.lock`, or beside the default vault when there is no runtime folder.
-    public func keyringLockPath() -> String {
+    func keyringLockPath() -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rwsecret.lock" }
         return StoreFiles.folder(of: Self.defaultVaultPath(environment)) + "/rwsecret.lock"
     }

@@ -15,3 +15,14 @@ extension Opener {
     /// What JSON `password` members and `--verbose` call it: the password's chain name, or `key-file`.
     var words: String { passwordName ?? "key-file" }
 }
+
+extension ValidationFailure {
+    /// The failure as the tool prints it: a broken character class names its option (`--require numeric`).
+    var words: String {
+        if domain == CharacterClassValidator.domain, CharacterClassValidator.Requirement.allCases.indices.contains(code - 1) {
+            let requirement = CharacterClassValidator.Requirement.allCases[code - 1]
+            return "\(failureDescription) (--require \(requirement.rawValue) allows only \(requirement.wording))"
+        }
+        return description
+    }
+}
