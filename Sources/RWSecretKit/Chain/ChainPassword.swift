@@ -10,6 +10,7 @@ public struct ChainPassword: Sendable {
     /// try that form first next time. Nil when not known; never part of equality.
     public internal(set) var openedForm: (version: UInt8, index: Int)?
 
+    /// A password named `name` (never the secret) for the chain.
     public init(name: String, secret: SecretBytes) {
         self.name = name
         self.secret = secret

@@ -14,6 +14,7 @@ public final class SearchGate: @unchecked Sendable {
     private let state = DispatchSemaphore(value: 1)
     private var latest: String?
 
+    /// A gate for one run: share it between the messages decrypted at the same time.
     public init() {}
 
     /// Runs `body` while no other message walks the chain; `body` gets the name of

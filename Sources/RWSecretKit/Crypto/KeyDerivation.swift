@@ -47,6 +47,7 @@ public enum KeyDerivation {
         /// Precomputed HMAC states and the interleaved SHA-NI kernel.
         case sha
 
+        /// A short English description, without secrets.
         public var description: String { rawValue }
     }
 

@@ -103,6 +103,7 @@ public struct MessageHeader: Sendable, Equatable {
         guard isCounterMode || (messageLength - length - Crypto.tagSize) % Crypto.blockSize == 0 else { throw .badLength }
     }
 
+    /// Two headers are equal when version, salts and IV are.
     public static func == (a: MessageHeader, b: MessageHeader) -> Bool {
         a.bytes == b.bytes
     }

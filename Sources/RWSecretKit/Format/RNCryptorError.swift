@@ -24,6 +24,7 @@ public enum RNCryptorError: Error, Equatable, Sendable {
 }
 
 extension RNCryptorError: CustomStringConvertible {
+    /// A short English description, without secrets.
     public var description: String {
         switch self {
         case .tooShort: "too short"

@@ -18,6 +18,7 @@ public final class KeyringPasswordStore: PasswordStore {
     /// Whether the default collection was locked when the store was opened.
     public let isLocked: Bool
 
+    /// The kind of store.
     public var kind: StoreKind { .keyring }
 
     /// What to do about a locked keyring.
@@ -45,10 +46,12 @@ public final class KeyringPasswordStore: PasswordStore {
         try SecretServiceClient.shared().nameHasOwner("org.freedesktop.secrets")
     }
 
+    /// The labels in stored order, without reading any secret.
     public func labels() throws(StoreError) -> [String] {
         try items().map(\.label)
     }
 
+    /// Every password in stored order.
     public func passwords() throws(StoreError) -> [StoredPassword] { try itemsWithSecrets() }
 
     /// Every password in the order added.
@@ -69,6 +72,7 @@ public final class KeyringPasswordStore: PasswordStore {
         if isLocked { throw .locked(advice: SecretServiceClient.lockedAdvice) }
     }
 
+    /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
     public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
         let lock = try FileLock(path: lockPath, waiting: lockWaiting)
@@ -114,6 +118,7 @@ public final class KeyringPasswordStore: PasswordStore {
         observers.notify(self, .renamed(from: label, to: newLabel))
     }
 
+    /// Removes the passwords with `labels`, all or nothing (unknown labels: `unknownLabels`).
     public func remove(labels: [String]) throws(StoreError) {
         let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
@@ -127,7 +132,9 @@ public final class KeyringPasswordStore: PasswordStore {
         observers.notify(self, .removed(labels: labels))
     }
 
+    /// Starts telling `observer` about changes made through this store.
     public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    /// Stops telling `observer` about changes.
     public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     /// Our items in the order they were added.

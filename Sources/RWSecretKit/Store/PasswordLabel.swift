@@ -1,5 +1,6 @@
 /// The rules for password labels: 1–64 characters, no control characters.
 public enum PasswordLabel {
+    /// The longest label, in characters.
     public static let maximumLength = 64
 
     /// Throws `invalidLabel` when `label` breaks the rules.

@@ -5,22 +5,31 @@ public struct StoredPassword: Sendable {
     /// The secret, wiped when released.
     public let secret: SecretBytes
 
+    /// A stored password.
     public init(label: String, secret: SecretBytes) {
         self.label = label
         self.secret = secret
     }
 }
 
-/// Which kind of store this is (the `--store` values, plus the in-memory store).
+/// Which kind of store this is.
 public enum StoreKind: String, Sendable {
-    case keyring, file, memory
+    /// The Secret Service keyring (`KeyringPasswordStore`).
+    case keyring
+    /// The encrypted vault file (`VaultPasswordStore`).
+    case file
+    /// Passwords in memory only (`MemoryPasswordStore`).
+    case memory
 }
 
 /// A password to store: its label (nil: the lowest free `password-N`) and its secret.
 public struct PasswordToAdd: Sendable {
+    /// The label to store it under; nil for the lowest free `password-N`.
     public let label: String?
+    /// The secret, wiped when released.
     public let secret: SecretBytes
 
+    /// A password to add under `label` (nil: the lowest free `password-N`).
     public init(label: String?, secret: SecretBytes) {
         self.label = label
         self.secret = secret
@@ -104,13 +113,17 @@ extension PasswordStore {
 
 /// A change made through a store.
 public enum PasswordStoreChange: Sendable, Equatable {
+    /// A password was added under `label`.
     case added(label: String)
+    /// The passwords with `labels` were removed.
     case removed(labels: [String])
+    /// A password was relabelled.
     case renamed(from: String, to: String)
 }
 
 /// Observes a store's changes; the password chain rebuilds itself on each.
 public protocol PasswordStoreObserver: AnyObject {
+    /// Called after `change` was made through `store`.
     func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange)
 }
 

@@ -42,13 +42,21 @@ public enum StoreError: Error, Sendable, Equatable {
 
 /// What a path names, for messages about files that are not what they should be.
 public enum FileKind: String, Sendable, Equatable {
+    /// A regular file.
     case regularFile = "regular file"
+    /// A folder.
     case directory
+    /// A named pipe.
     case fifo = "FIFO"
+    /// A character device.
     case characterDevice = "character device"
+    /// A block device.
     case blockDevice = "block device"
+    /// A Unix socket.
     case socket
+    /// A symbolic link (never followed where this is reported).
     case symbolicLink = "symbolic link"
+    /// Anything else.
     case unknown = "special file"
 
     /// `a FIFO`, `a directory`…
@@ -61,6 +69,7 @@ public enum FileKind: String, Sendable, Equatable {
 }
 
 extension StoreError: CustomStringConvertible {
+    /// A short English description, without secrets.
     public var description: String {
         switch self {
         case .unavailable(let reason, let advice): advice.isEmpty ? reason : "\(reason); \(advice)"

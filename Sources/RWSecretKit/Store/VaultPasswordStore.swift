@@ -33,6 +33,7 @@ public final class VaultPasswordStore: PasswordStore {
     /// How often a wrong passphrase may be answered before `wrongPassphrase`.
     public static let maximumPassphraseTries = 3
 
+    /// The vault file's path, as given.
     public let path: String
     private let provider: PassphraseProvider
     private let lockWaiting: () -> Void
@@ -43,8 +44,11 @@ public final class VaultPasswordStore: PasswordStore {
     private var lastSeen: (file: FileIdentity, entries: [StoredPassword])?
     private let observers = PasswordStoreObservers()
 
+    /// The kind of store.
     public var kind: StoreKind { .file }
+    /// Where it lives.
     public var location: String { path }
+    /// Whether the store was found locked.
     public var isLocked: Bool { false }
 
     /// - Parameters:
@@ -65,10 +69,13 @@ public final class VaultPasswordStore: PasswordStore {
         _ = try read(path)
     }
 
+    /// The labels in stored order, without reading any secret.
     public func labels() throws(StoreError) -> [String] { try read(path).map(\.label) }
 
+    /// Every password in stored order.
     public func passwords() throws(StoreError) -> [StoredPassword] { try read(path) }
 
+    /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
     public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
         let labels = try modify(creating: true) { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
@@ -80,6 +87,7 @@ public final class VaultPasswordStore: PasswordStore {
         return labels
     }
 
+    /// Removes the passwords with `labels`, all or nothing (unknown labels: `unknownLabels`).
     public func remove(labels: [String]) throws(StoreError) {
         try modify { (entries: inout [StoredPassword]) throws(StoreError) in
             try Self.requireKnown(labels, in: entries.map(\.label))
@@ -88,6 +96,7 @@ public final class VaultPasswordStore: PasswordStore {
         observers.notify(self, .removed(labels: labels))
     }
 
+    /// Gives the password labelled `label` the label `newLabel`.
     public func rename(_ label: String, to newLabel: String) throws(StoreError) {
         try modify { (entries: inout [StoredPassword]) throws(StoreError) in
             try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
@@ -128,7 +137,9 @@ public final class VaultPasswordStore: PasswordStore {
         }
     }
 
+    /// Starts telling `observer` about changes made through this store.
     public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    /// Stops telling `observer` about changes.
     public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     // MARK: - Read-modify-write

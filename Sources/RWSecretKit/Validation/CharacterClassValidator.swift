@@ -1,10 +1,16 @@
 /// Accepts only the characters of one class: letters, digits, or both (ASCII only).
 public struct CharacterClassValidator: PasswordValidator {
+    /// The validator's error domain.
     public static let domain = "org.rwsecret.validation.character-class"
 
     /// The classes. Only ASCII counts: alpha is a–z A–Z, numeric is 0–9.
     public enum Requirement: String, Sendable, CaseIterable {
-        case alpha, numeric, alphanumeric
+        /// Letters a–z and A–Z.
+        case alpha
+        /// Digits 0–9.
+        case numeric
+        /// Letters and digits.
+        case alphanumeric
 
         func allows(_ byte: UInt8) -> Bool {
             let letter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
@@ -26,10 +32,13 @@ public struct CharacterClassValidator: PasswordValidator {
         }
     }
 
+    /// The class of characters allowed.
     public let requirement: Requirement
 
+    /// A validator that allows only `requirement`'s characters.
     public init(_ requirement: Requirement) { self.requirement = requirement }
 
+    /// Returns nil when `password` passes, else why not.
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
         let allowed = password.withUnsafeBytes { $0.allSatisfy(requirement.allows) }
         guard !allowed else { return nil }

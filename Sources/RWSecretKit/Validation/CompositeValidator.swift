@@ -1,7 +1,9 @@
 /// Runs every validator and reports every failure, not only the first.
 public struct CompositeValidator: Sendable {
+    /// The validators run, in order.
     public let validators: [any PasswordValidator]
 
+    /// A composite of `validators`.
     public init(_ validators: [any PasswordValidator]) { self.validators = validators }
 
     /// Every failure, in the validators' order; empty when the password is accepted.

@@ -1,8 +1,12 @@
 /// Rejects passwords over 1024 bytes of UTF-8.
 public struct MaximumLengthValidator: PasswordValidator {
+    /// The validator's error domain.
     public static let domain = "org.rwsecret.validation.maximum-length"
+    /// The longest password, in bytes of UTF-8.
     public static let maximumBytes = 1024
+    /// Creates it.
     public init() {}
+    /// Returns nil when `password` passes, else why not.
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
         password.count <= Self.maximumBytes ? nil : ValidationFailure(
             domain: Self.domain, code: 3, description: "the password is longer than \(Self.maximumBytes) bytes",

@@ -4,10 +4,13 @@
 /// character could not be entered again the same way, and a line break
 /// would split it in two.
 public struct NoControlCharactersValidator: PasswordValidator {
+    /// The validator's error domain.
     public static let domain = "org.rwsecret.validation.control"
 
+    /// Creates it.
     public init() {}
 
+    /// Returns nil when `password` passes, else why not.
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
         let hasControl = password.withUnsafeBytes { raw in
             // ASCII controls and DEL on the bytes, then C1 controls and

@@ -4,12 +4,15 @@
 /// constant time (`SecretBytes.isEqual`), and the failure never says which
 /// label holds the match beyond what the user already knows.
 public struct NotAlreadyStoredValidator: PasswordValidator {
+    /// The validator's error domain.
     public static let domain = "org.rwsecret.validation.duplicate"
 
     private let stored: [SecretBytes]
 
+    /// A validator that refuses any of the `stored` secrets.
     public init(stored: [SecretBytes]) { self.stored = stored }
 
+    /// Returns nil when `password` passes, else why not.
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
         // Compare against every stored secret, without stopping at the first match.
         var found = false

@@ -10,6 +10,7 @@ public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvert
     /// Why it matters or what to do, e.g. "RNCryptor needs a non-empty password".
     public let failureReason: String
 
+    /// A failure in `domain` with `code`, saying what is wrong (`description`) and why (`reason`).
     public init(domain: String, code: Int, description: String, reason: String) {
         self.domain = domain
         self.code = code
@@ -17,6 +18,7 @@ public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvert
         self.failureReason = reason
     }
 
+    /// A short English description, without secrets.
     public var description: String { "\(failureDescription) (\(failureReason))" }
 }
 

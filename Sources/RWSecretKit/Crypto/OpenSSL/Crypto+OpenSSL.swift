@@ -71,6 +71,7 @@ extension Crypto {
 
 /// Something whose bytes can be read contiguously (arrays, slices, secrets).
 public protocol ContiguousByteStorage {
+    /// Calls `body` with the bytes, contiguous in memory, valid only during the call.
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
 extension Array: ContiguousByteStorage where Element == UInt8 {}
