@@ -17,7 +17,9 @@ internal import Glibc
 ///   replaced atomically (mode 0600, missing folders 0700), no temporary copy left
 ///   behind even when the process is killed.
 /// - A wrong passphrase throws and the file is never rewritten; the passphrase
-///   provider may be asked again, up to `maximumPassphraseTries` in all.
+///   provider may be asked again, up to `maximumPassphraseTries` in all. The provider
+///   (a Strategy: environment, session keyring, terminal…) is asked only when the store
+///   is opened or a change needs it, and never while the lock is held.
 public final class VaultPasswordStore: PasswordStore {
     /// Why the store asks for the passphrase.
     public enum PassphraseRequest: Sendable, Equatable {
@@ -113,10 +115,12 @@ public final class VaultPasswordStore: PasswordStore {
         let failures = CompositeValidator.newVaultPassphrase.validate(newPassphrase)
         guard failures.isEmpty else { throw .passphraseRejected(failures) }
         let target = try StoreFiles.resolvingLinks(path)
+        guard StoreFiles.exists(target) else { throw .noVault(path: path) }
+        if passphrase == nil { _ = try read(target) }  // asked before the lock, never under it
         let lock = try FileLock(path: target + ".lock", waiting: lockWaiting)
         defer { lock.unlock() }
         guard StoreFiles.exists(target) else { throw .noVault(path: path) }
-        let entries = try read(target)
+        let entries = try read(target, mayAsk: false)
         try write(entries, to: target, passphrase: newPassphrase)
         passphrase = newPassphrase
     }
@@ -146,27 +150,38 @@ public final class VaultPasswordStore: PasswordStore {
 
     /// Runs `body` on the entries now on disk, under the lock, then writes them back.
     /// - Parameter creating: whether this change may create the vault (an add): only then is
-    ///   a new vault's passphrase asked, before the lock is taken so that other writers do
-    ///   not wait on a person typing. An absent vault left empty is not created.
+    ///   a new vault's passphrase asked. An absent vault left empty is not created.
+    ///
+    /// The passphrase provider is never called under the lock, so that other writers do
+    /// not wait on a person typing: an existing vault's passphrase is learnt by reading it
+    /// before the lock is taken, a new vault's is asked then too; under the lock, a
+    /// passphrase that no longer opens the vault (changed meanwhile) is `wrongPassphrase`.
     private func modify<T>(creating: Bool = false, _ body: (inout [StoredPassword]) throws(StoreError) -> T) throws(StoreError) -> T {
         let target = try StoreFiles.resolvingLinks(path)
-        if creating, passphrase == nil, !StoreFiles.exists(target) { passphrase = try newPassphrase() }
+        if passphrase == nil {
+            if StoreFiles.exists(target) {
+                _ = try read(target)
+            } else if creating {
+                passphrase = try newPassphrase()
+            }
+        }
         let lock = try FileLock(path: target + ".lock", waiting: lockWaiting)
         defer { lock.unlock() }
         let existed = StoreFiles.exists(target)
-        var entries = try read(target)
+        var entries = try read(target, mayAsk: false)
         let result = try body(&entries)
         if !existed && entries.isEmpty { return result }
-        let key: SecretBytes
-        if let passphrase { key = passphrase } else { key = try newPassphrase() }
+        // A vault created by another process meanwhile was read above with a known passphrase.
+        guard let key = passphrase else { throw .noPassphrase(path: path, reason: "none was given") }
         try write(entries, to: target, passphrase: key)
         return result
     }
 
     // MARK: - Reading
 
-    /// The entries now on disk at `file`; an absent vault is empty.
-    private func read(_ file: String) throws(StoreError) -> [StoredPassword] {
+    /// The entries now on disk at `file`; an absent vault is empty. With `mayAsk` false
+    /// (under the lock) the provider is not called: the passphrase must be known.
+    private func read(_ file: String, mayAsk: Bool = true) throws(StoreError) -> [StoredPassword] {
         guard let fd = try VaultFile.openForReading(file) else {
             lastSeen = nil
             return []
@@ -175,7 +190,7 @@ public final class VaultPasswordStore: PasswordStore {
         guard let identity = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
         if let lastSeen, lastSeen.file == identity { return lastSeen.entries }
         let message = try VaultFile.readAll(fd, path: path)
-        var plaintext = try decrypt(message)
+        var plaintext = try decrypt(message, mayAsk: mayAsk)
         let secretPlaintext = SecretBytes(plaintext)
         Crypto.cleanse(&plaintext)
         guard let entries = VaultContents.decode(secretPlaintext) else {
@@ -186,13 +201,14 @@ public final class VaultPasswordStore: PasswordStore {
     }
 
     /// The vault's plaintext, asking for the passphrase (again after a wrong one) as needed.
-    private func decrypt(_ message: [UInt8]) throws(StoreError) -> [UInt8] {
+    private func decrypt(_ message: [UInt8], mayAsk: Bool) throws(StoreError) -> [UInt8] {
         var attempt = 1
         while true {
             let candidate: SecretBytes
             if let passphrase {
                 candidate = passphrase
             } else {
+                guard mayAsk else { throw attempt == 1 ? .noPassphrase(path: path, reason: "none was given") : .wrongPassphrase(path: path) }
                 guard let given = try provider(.open(attempt: attempt)) else {
                     if attempt == 1 { throw .noPassphrase(path: path, reason: "none was given") }
                     throw .wrongPassphrase(path: path)

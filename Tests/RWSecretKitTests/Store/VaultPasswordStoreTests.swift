@@ -168,6 +168,39 @@ struct VaultPasswordStoreTests {
         #expect(throws: StoreError.wrongPassphrase(path: path)) { try once.labels() }
     }
 
+    /// Whether another open file description can take the lock at `path` now (false: it is held).
+    private static func lockIsFree(_ path: String) -> Bool {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+        flock(fd, LOCK_UN)
+        return true
+    }
+
+    // Before: a change to an existing vault took the lock, then read the vault and asked
+    // the passphrase there, so a person typing held every other writer up.
+    @Test func thePassphraseIsNeverAskedWhileTheLockIsHeld() throws {
+        let path = folder.path + "/vault"
+        try store(at: path, passphrase: Passphrase("correct horse battery")).add(SecretBytes(utf8: "s"), label: "l")
+        var lockFreeWhenAsked: [Bool] = []
+        let vault = VaultPasswordStore(path: path) { _ throws(StoreError) in
+            lockFreeWhenAsked.append(Self.lockIsFree(path + ".lock"))
+            return SecretBytes(utf8: "correct horse battery")
+        }
+        try vault.add(SecretBytes(utf8: "t"), label: "m")
+        try vault.remove(labels: ["m"])
+        #expect(lockFreeWhenAsked == [true], "asked \(lockFreeWhenAsked.count) times; lock free each time: \(lockFreeWhenAsked)")
+        // A new vault's passphrase too.
+        var newLockFree: [Bool] = []
+        let fresh = VaultPasswordStore(path: folder.path + "/new-vault") { _ throws(StoreError) in
+            newLockFree.append(Self.lockIsFree(self.folder.path + "/new-vault.lock"))
+            return SecretBytes(utf8: "correct horse battery")
+        }
+        try fresh.add(SecretBytes(utf8: "t"), label: "m")
+        #expect(newLockFree == [true])
+    }
+
     @Test func changingThePassphraseIsAllOrNothing() throws {
         let path = folder.path + "/vault"
         let vault = store(at: path, passphrase: Passphrase("correct horse battery"))
