@@ -46,18 +46,22 @@ final class DecryptSession: @unchecked Sendable {
         let pipeline = OrderedPipeline<Outcome>(jobs: jobs) { [self] outcome in write(outcome) }
         writer.expectInputs(files)
         do {
-            for (index, name) in files.enumerated() { try read(name, index: index, into: pipeline) }
+            for (index, name) in files.enumerated() where !stopped(pipeline) { try read(name, index: index, into: pipeline) }
         } catch {
             pipeline.drain()
             throw error
         }
         pipeline.drain()
         pipeline.synchronized { writer.finish() }
+        if let stopped = pipeline.synchronized({ writer.stopped }) { return stopped }
         Output.standardOutput.flush()
         let counts = pipeline.synchronized { writer.counts }
         global.verboseLine("messages: \(counts.decrypted) decrypted, \(counts.failed) failed in \(Clock.millisecondsSince(started)) ms")
         return pipeline.synchronized { writer.status.exitStatus }
     }
+
+    /// Whether stdout failed (the run reads nothing more).
+    private func stopped(_ pipeline: OrderedPipeline<Outcome>) -> Bool { pipeline.synchronized { writer.stopped != nil } }
 
     private func read(_ name: String, index: Int, into pipeline: OrderedPipeline<Outcome>) throws {
         pipeline.startDeferred()  // this input may be a pipe: reading it may block
@@ -78,7 +82,7 @@ final class DecryptSession: @unchecked Sendable {
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
         let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)
-        while true {
+        while !stopped(pipeline) {
             let row: LineSource.Row?
             do { row = try rows.next() } catch {
                 pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))

@@ -3,9 +3,10 @@ import RWSecretKit
 import Glibc
 #endif
 
-/// Writes what became of each input row, in input order: plaintexts (text mode), JSON
-/// objects (`--json`), or one JSON record per row (`--in-band`); failures, hints and
-/// unreadable inputs on stderr as the mode wants. Keeps the run's exit status.
+/// Writes what became of each input row, in input order, through the run's
+/// `ResultFormat` (text, `--json`, `--in-band`); failures the format does not record,
+/// hints and unreadable inputs go to stderr. Keeps the run's counts, exit status and
+/// progress line.
 ///
 /// Used under the pipeline's lock only (results arrive in order, from any thread).
 final class RecordWriter {
@@ -29,44 +30,36 @@ final class RecordWriter {
     let mode: Mode
     private(set) var status = RunStatus()
     private(set) var counts = (decrypted: 0, failed: 0, skipped: 0)
+    /// Set when stdout failed: the run reads no more and ends with this status; later results are dropped.
+    private(set) var stopped: ExitStatus?
     private let progress: ProgressLine?
     /// The hints already given for the current input.
     private var hintsGiven: (input: Int, hints: Set<FormatHint>) = (-1, [])
 
+    /// How results are written on stdout (a new output format is one new `ResultFormat`).
+    private let format: any ResultFormat
+
     init(mode: Mode, progress: ProgressLine?) {
         self.mode = mode
         self.progress = progress
+        format = mode.json ? JSONFormat(idColumn: mode.idColumn, inBand: mode.inBand) : TextFormat(idColumn: mode.idColumn)
     }
 
     /// A message's result.
     func message(_ place: Place, _ result: Result<Decrypted, RowFailure>, hint: FormatHint?) {
+        guard stopped == nil else { return }
         if let hint { give(hint, for: place) }
         switch result {
         case .success(let decrypted):
             counts.decrypted += 1
             var plaintext = decrypted.plaintext
             defer { Crypto.cleanse(&plaintext) }
-            if mode.json {
-                let text = String(validating: plaintext, as: UTF8.self)
-                var members = head(place)
-                members.append(("status", .string("decrypted")))
-                members.append(text.map { ("plaintext", .string($0)) } ?? ("plaintext_base64", .string(Base64.encode(plaintext))))
-                members.append(("password", .string(decrypted.openedBy.words)))
-                Output.standardOutput.line(JSON.object(members))
-            } else {
-                if mode.idColumn {
-                    Output.standardOutput.write(bytes: place.id ?? [])
-                    Output.standardOutput.write("\t")
-                }
-                Output.standardOutput.write(bytes: plaintext)
-                Output.standardOutput.write("\n")
-            }
+            format.decrypted(place, plaintext, openedBy: decrypted.openedBy)
             Output.standardOutput.flush()
         case .failure(let failure):
             counts.failed += 1
             if !mode.inBand { status.record(.failure) }
-            if mode.json {
-                Output.standardOutput.line(JSON.object(head(place) + [("status", .string("failed")), ("error", .string(failure.description))]))
+            if format.failed(place, failure) {
                 Output.standardOutput.flush()
             } else {
                 errorLine("\(Output.escaped(place.source)):\(place.line): \(failure)")
@@ -78,9 +71,9 @@ final class RecordWriter {
 
     /// A row with no message (blank, `#`, an ID alone, a wrapped message's later row): a record under `--in-band` only.
     func skipped(_ place: Place) {
+        guard stopped == nil else { return }
         counts.skipped += 1
-        guard mode.inBand else { return }
-        Output.standardOutput.line(JSON.object(head(place) + [("status", .string("skipped"))]))
+        guard format.skipped(place) else { return }
         Output.standardOutput.flush()
         checkStandardOutput()
     }
@@ -123,32 +116,15 @@ final class RecordWriter {
         Output.standardError.line("rwsecret: " + text)
     }
 
-    /// The members every JSON object starts with.
-    private func head(_ place: Place) -> [(String, JSON.Value)] {
-        var members: [(String, JSON.Value)] = [("source", .string(place.source)), ("line", .int(place.line))]
-        if mode.idColumn {
-            if let id = place.id {
-                if let text = String(validating: id, as: UTF8.self) {
-                    members.append(("id", .string(text)))
-                } else {
-                    members.append(("id", .null))
-                    members.append(("id_base64", .string(Base64.encode(id))))
-                }
-            } else {
-                members.append(("id", .null))
-            }
-        }
-        return members
-    }
-
+    /// Once stdout fails, the run stops: the reader closed it (the run ends quietly with
+    /// the status so far, like other filters) or writing failed (74, said once).
     private func checkStandardOutput() {
-        if Output.standardOutput.failed { standardOutputFailed() }
-    }
-
-    /// The reader closed stdout (quietly ends the run, like other filters) or writing failed (74).
-    private func standardOutputFailed() -> Never {
-        if Output.standardOutput.brokenPipe { ProcessHardening.exit(status.exitStatus.rawValue) }
-        Output.standardError.line("rwsecret: stdout: \(SystemError(code: Output.standardOutput.errorCode))")
-        ProcessHardening.exit(ExitStatus.ioError.rawValue)
+        guard stopped == nil, Output.standardOutput.failed else { return }
+        if Output.standardOutput.brokenPipe {
+            stopped = status.exitStatus
+        } else {
+            Output.standardError.line("rwsecret: stdout: \(SystemError(code: Output.standardOutput.errorCode))")
+            stopped = .ioError
+        }
     }
 }

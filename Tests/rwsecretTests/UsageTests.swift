@@ -99,6 +99,32 @@ struct UsageTests {
         }
     }
 
+    // Before: the result writer called exit() from the pipeline's delivery callback, so the
+    // run never reached its end (no `--verbose` summary). Now a failed stdout stops the run:
+    // nothing more is read, what is in flight is dropped, the status is 74, said once.
+    @Test("a failed stdout stops the run through its normal end: nothing more is read or derived", .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func fullDiskStopsTheRun() throws {
+        let messages = home.file("many.txt", (0..<200).map { Messages.password("line \($0)", "pw") }.joined(separator: "\n") + "\n")
+        let process = Process()
+        process.executableURL = RWSecretProcess.executable
+        process.arguments = ["decrypt", "--no-store", "--verbose", "--jobs", "2", messages]
+        var environment = self.environment
+        environment["RWSECRET_PASSWORD"] = "pw"
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let error = Pipe()
+        process.standardError = error
+        try process.run()
+        let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74)
+        let lines = stderr.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("rwsecret: stdout:") } == ["rwsecret: stdout: No space left on device"], "\(stderr)")
+        let derived = lines.first { $0.hasPrefix("rwsecret: key derivations: ") }.flatMap { Int($0.dropFirst("rwsecret: key derivations: ".count)) }
+        // The first message, and at most what the pipeline holds in flight and in its window (4 × jobs).
+        #expect(derived.map { $0 <= 2 * (1 + 2 + 8) } == true, "\(stderr)")
+    }
+
     // Chosen: a second line is an error (65), nothing stored. `password add` stores one
     // password; a file of several piped in by mistake would otherwise store its first
     // line and silently drop the rest.
