@@ -1,3 +1,4 @@
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -138,13 +139,8 @@ struct JobCount {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            count += n
-        }
+        let count = bytes.withUnsafeMutableBytes { raw in (try? readFully(fd, into: raw)) ?? -1 }
+        guard count >= 0 else { return nil }
         return Array(bytes[0..<count])
     }
 }

@@ -42,17 +42,14 @@ final class Output: @unchecked Sendable {
         defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
         ProgressLine.eraseBeforeWriting(to: fd)  // never text after the progress line on one terminal line
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failed = true
-                errorCode = errno
-                brokenPipe = errno == EPIPE
-                return
-            }
-            offset += n
+        var failure: SystemError?
+        buffer.withUnsafeBytes { bytes in
+            do throws(SystemError) { try writeAll(fd, bytes) } catch { failure = error }
+        }
+        if let error = failure {
+            failed = true
+            errorCode = error.code
+            brokenPipe = error.isBrokenPipe
         }
     }
 

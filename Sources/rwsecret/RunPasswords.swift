@@ -35,10 +35,11 @@ enum RunPasswords {
         var chunk = [UInt8](repeating: 0, count: 1 << 12)
         defer { Crypto.cleanse(&chunk) }
         while true {
-            let n = chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress!, raw.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let error = SystemError(code: errno)
+            var failure: SystemError?
+            let n = chunk.withUnsafeMutableBytes { raw in
+                do throws(SystemError) { return try readFully(fd, into: raw) } catch { failure = error; return -1 }
+            }
+            if let error = failure {
                 throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             if n == 0 { break }

@@ -118,8 +118,7 @@ extension Terminal {
     static func readOnlyStandardInputLine() throws -> SecretBytes {
         let line = readLine(from: STDIN_FILENO)
         var byte: UInt8 = 0
-        var n: Int
-        repeat { n = Glibc.read(STDIN_FILENO, &byte, 1) } while n < 0 && errno == EINTR
+        let n = (try? retryingOnInterrupt { Glibc.read(STDIN_FILENO, &byte, 1) }) ?? -1
         byte = 0
         if n > 0 {
             throw CommandFailure(.dataError, "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)")
@@ -135,8 +134,7 @@ extension Terminal {
         line.reserveCapacity(maximumLineLength + 1)  // no reallocation leaves unwiped copies
         var byte: UInt8 = 0
         while true {
-            let n = Glibc.read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
+            let n = (try? retryingOnInterrupt { Glibc.read(fd, &byte, 1) }) ?? -1
             if n <= 0 || byte == UInt8(ascii: "\n") { break }
             if line.count <= maximumLineLength { line.append(byte) }
         }

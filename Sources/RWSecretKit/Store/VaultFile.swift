@@ -63,10 +63,9 @@ enum VaultFile {
                 guard bytes.count <= maximumSize else { break }
                 bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 1 << 16), maximumSize + 1 - bytes.count)))
             }
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())")
+            let n: Int
+            do { n = try bytes.withUnsafeMutableBytes { raw throws(SystemError) in try retryingOnInterrupt { Glibc.read(fd, raw.baseAddress! + count, raw.count - count) } } } catch {
+                throw .io("cannot read the vault \(path): \(error)")
             }
             if n == 0 { break }
             count += n

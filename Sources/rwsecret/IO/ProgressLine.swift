@@ -1,3 +1,4 @@
+import RWSecretKit
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -170,15 +171,7 @@ final class ProgressLine: Sendable {
 
     private static func writeToStderr(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        text.withUTF8 { bytes in try? writeAll(STDERR_FILENO, UnsafeRawBufferPointer(bytes)) }
     }
 
     // MARK: - Other writers
