@@ -48,37 +48,8 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String, file: Stat
     abort()
 }
 
-/// What a decryption came to: the plaintext, or the typed error.
-typealias Outcome = Result<[UInt8], RNCryptorError>
-
-extension Result where Success == [UInt8], Failure == RNCryptorError {
-    /// "decrypted", or the error's case name.
-    var caseName: String {
-        switch self {
-        case .success: "decrypted"
-        case .failure(let error):
-            switch error {
-            case .tooShort: "tooShort"
-            case .badLength: "badLength"
-            case .unknownVersion: "unknownVersion"
-            case .unknownOptions: "unknownOptions"
-            case .keyBasedMessage: "keyBasedMessage"
-            case .passwordBasedMessage: "passwordBasedMessage"
-            case .hmacMismatch: "hmacMismatch"
-            case .badPadding: "badPadding"
-            case .openSSLEnc: "openSSLEnc"
-            case .rncryptorV4Draft: "rncryptorV4Draft"
-            }
-        }
-    }
-
-    var summary: String {
-        switch self {
-        case .success(let bytes): "decrypted \(bytes.count) bytes"
-        case .failure(let error): "\(error)"
-        }
-    }
-}
+/// What a decryption came to: the plaintext, or the typed error (`caseName`, `summary` in the library).
+typealias Outcome = DecryptionOutcome
 
 /// A password or a key pair: what opens a message.
 ///

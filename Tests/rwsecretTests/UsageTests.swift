@@ -82,32 +82,17 @@ struct UsageTests {
     func fullDisk() throws {
         let messages = home.file("m.txt", Messages.password("to a full disk", "pw") + "\n")
         for arguments in [["decrypt", "--no-store", messages], ["encrypt", messages]] {
-            let process = Process()
-            process.executableURL = RWSecretProcess.executable
-            process.arguments = arguments
-            var environment = self.environment
-            environment["RWSECRET_PASSWORD"] = "pw"
-            process.environment = environment
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-            let error = Pipe()
-            process.standardError = error
-            try process.run()
-            let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 74, "\(arguments)")
+            let (status, stderr) = try runToFullDisk(arguments)
+            #expect(status == 74, "\(arguments)")
             #expect(stderr == "rwsecret: stdout: No space left on device\n", "\(arguments): \(stderr)")
         }
     }
 
-    // Before: the result writer called exit() from the pipeline's delivery callback, so the
-    // run never reached its end (no `--verbose` summary). Now a failed stdout stops the run:
-    // nothing more is read, what is in flight is dropped, the status is 74, said once.
-    @Test("a failed stdout stops the run through its normal end: nothing more is read or derived", .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
-    func fullDiskStopsTheRun() throws {
-        let messages = home.file("many.txt", (0..<200).map { Messages.password("line \($0)", "pw") }.joined(separator: "\n") + "\n")
+    /// Runs rwsecret with stdout on /dev/full and RWSECRET_PASSWORD=pw: its status and stderr.
+    private func runToFullDisk(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = RWSecretProcess.executable
-        process.arguments = ["decrypt", "--no-store", "--verbose", "--jobs", "2", messages]
+        process.arguments = arguments
         var environment = self.environment
         environment["RWSECRET_PASSWORD"] = "pw"
         process.environment = environment
@@ -117,7 +102,17 @@ struct UsageTests {
         try process.run()
         let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 74)
+        return (process.terminationStatus, stderr)
+    }
+
+    // Before: the result writer called exit() from the pipeline's delivery callback, so the
+    // run never reached its end (no `--verbose` summary). Now a failed stdout stops the run:
+    // nothing more is read, what is in flight is dropped, the status is 74, said once.
+    @Test("a failed stdout stops the run through its normal end: nothing more is read or derived", .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func fullDiskStopsTheRun() throws {
+        let messages = home.file("many.txt", (0..<200).map { Messages.password("line \($0)", "pw") }.joined(separator: "\n") + "\n")
+        let (status, stderr) = try runToFullDisk(["decrypt", "--no-store", "--verbose", "--jobs", "2", messages])
+        #expect(status == 74)
         let lines = stderr.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.hasPrefix("rwsecret: stdout:") } == ["rwsecret: stdout: No space left on device"], "\(stderr)")
         let derived = lines.first { $0.hasPrefix("rwsecret: key derivations: ") }.flatMap { Int($0.dropFirst("rwsecret: key derivations: ".count)) }

@@ -158,9 +158,9 @@ public enum KeyDerivation {
         let three = SecretBytes([UInt8](repeating: UInt8(ascii: "x"), count: 70))
         let twoSalt: [UInt8] = [0, 1, 2, 3, 4, 5, 6, 7]
         let threeSalt = Array("kat".utf8)
-        let expectedRFC = hexBytes("ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957")
-        let expectedTwo = hexBytes("3cef53176c8591f5834109ea1b675447bddfafa6f064f2da4fa6ae23840987f9")
-        let expectedThree = hexBytes("ae5983fb29e0b7e3ffbcc2c787d69ce2568d59adcd3e958554748a0c30889955a6ef9aedac3a9cf80895e9a685bf4fffbcf0e46f0e7c7199f7f8ec18")
+        let expectedRFC = Hex.decode("ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957")
+        let expectedTwo = Hex.decode("3cef53176c8591f5834109ea1b675447bddfafa6f064f2da4fa6ae23840987f9")
+        let expectedThree = Hex.decode("ae5983fb29e0b7e3ffbcc2c787d69ce2568d59adcd3e958554748a0c30889955a6ef9aedac3a9cf80895e9a685bf4fffbcf0e46f0e7c7199f7f8ec18")
 
         func matches(_ key: SecretBytes, _ expected: [UInt8]) -> Bool {
             key.withUnsafeBytes { Array($0) == expected }
@@ -174,15 +174,5 @@ public enum KeyDerivation {
             && matches(triple[0], expectedThree)
             && matches(five[0].slice(0..<32), expectedTwo)
             && matches(five[1], expectedThree)
-    }
-
-    private static func hexBytes(_ hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var high: UInt8?
-        for c in hex.utf8 {
-            let nibble = c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : c - UInt8(ascii: "a") + 10
-            if let h = high { bytes.append(h << 4 | nibble); high = nil } else { high = nibble }
-        }
-        return bytes
     }
 }

@@ -40,3 +40,42 @@ extension RNCryptorError: CustomStringConvertible {
         }
     }
 }
+
+extension RNCryptorError {
+    /// The case's name ("hmacMismatch"), without its value: for the tests' and fuzzers' agreement checks.
+    package var caseName: String {
+        switch self {
+        case .tooShort: "tooShort"
+        case .badLength: "badLength"
+        case .unknownVersion: "unknownVersion"
+        case .unknownOptions: "unknownOptions"
+        case .keyBasedMessage: "keyBasedMessage"
+        case .passwordBasedMessage: "passwordBasedMessage"
+        case .hmacMismatch: "hmacMismatch"
+        case .badPadding: "badPadding"
+        case .openSSLEnc: "openSSLEnc"
+        case .rncryptorV4Draft: "rncryptorV4Draft"
+        }
+    }
+}
+
+/// A decryption's outcome as the tests and fuzzers compare them: the plaintext, or the typed error.
+package typealias DecryptionOutcome = Result<[UInt8], RNCryptorError>
+
+extension Result where Success == [UInt8], Failure == RNCryptorError {
+    /// "decrypted", or the error's case name ("hmacMismatch").
+    package var caseName: String {
+        switch self {
+        case .success: "decrypted"
+        case .failure(let error): error.caseName
+        }
+    }
+
+    /// Short, for failure messages: "decrypted 12 bytes", or the error's description.
+    package var summary: String {
+        switch self {
+        case .success(let bytes): "decrypted \(bytes.count) bytes"
+        case .failure(let error): "\(error)"
+        }
+    }
+}

@@ -28,16 +28,7 @@ final class FileLock {
             if errno == EISDIR { throw .unsafeLockFile(path: path, kind: .directory) }
             throw .io("cannot open the lock file \(path): \(StoreFiles.errnoText())")
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let text = StoreFiles.errnoText()
-            close(fd)
-            throw .io("cannot open the lock file \(path): \(text)")
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw .unsafeLockFile(path: path, kind: FileKind(mode: info.st_mode))
-        }
+        _ = try StoreFiles.regularFileStatus(fd, failing: "cannot open the lock file \(path)") { .unsafeLockFile(path: path, kind: $0) }
         do throws(StoreError) {
             try Self.lock(fd, path: path, waiting: waiting)
         } catch {
@@ -103,6 +94,23 @@ package enum StoreFiles {
 
     /// The folder part of `path` ("." when there is none).
     package static func folder(of path: String) -> String { RWSecretKit.folder(of: path) }
+
+    /// The status of `fd`, an opened store file that must be a regular file; otherwise
+    /// `fd` is closed and `notRegular` (given what it is) or an I/O error (`failing: why`) is thrown.
+    static func regularFileStatus(_ fd: Int32, failing: @autoclosure () -> String,
+                                  notRegular: (FileKind) -> StoreError) throws(StoreError) -> stat {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let text = errnoText()
+            close(fd)
+            throw .io("\(failing()): \(text)")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw notRegular(FileKind(mode: info.st_mode))
+        }
+        return info
+    }
 
     /// The last component of `path`.
     static func name(of path: String) -> String {

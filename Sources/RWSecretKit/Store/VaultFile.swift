@@ -34,16 +34,7 @@ enum VaultFile {
             throw .unavailable(reason: "cannot read the vault \(path): \(StoreFiles.errnoText())",
                                advice: "check its permissions")
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let text = StoreFiles.errnoText()
-            close(fd)
-            throw .io("cannot read the vault \(path): \(text)")
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw .vaultNotARegularFile(path: path, kind: FileKind(mode: info.st_mode))
-        }
+        let info = try StoreFiles.regularFileStatus(fd, failing: "cannot read the vault \(path)") { .vaultNotARegularFile(path: path, kind: $0) }
         guard info.st_size <= maximumSize else {
             close(fd)
             throw .vaultTooLarge(path: path, size: Int64(info.st_size), limit: maximumSize)

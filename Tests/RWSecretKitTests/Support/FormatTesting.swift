@@ -1,37 +1,7 @@
 import RWSecretKit
 
-/// What a decryption came to: the plaintext, or the typed error.
-typealias Outcome = Result<[UInt8], RNCryptorError>
-
-extension Result where Success == [UInt8], Failure == RNCryptorError {
-    /// The error's case name ("hmacMismatch"), or "decrypted".
-    var caseName: String {
-        switch self {
-        case .success: "decrypted"
-        case .failure(let error):
-            switch error {
-            case .tooShort: "tooShort"
-            case .badLength: "badLength"
-            case .unknownVersion: "unknownVersion"
-            case .unknownOptions: "unknownOptions"
-            case .keyBasedMessage: "keyBasedMessage"
-            case .passwordBasedMessage: "passwordBasedMessage"
-            case .hmacMismatch: "hmacMismatch"
-            case .badPadding: "badPadding"
-            case .openSSLEnc: "openSSLEnc"
-            case .rncryptorV4Draft: "rncryptorV4Draft"
-            }
-        }
-    }
-
-    /// Short, for failure messages: "decrypted 12 bytes" or "hmacMismatch".
-    var summary: String {
-        switch self {
-        case .success(let bytes): "decrypted \(bytes.count) bytes"
-        case .failure(let error): "\(error)"
-        }
-    }
-}
+/// What a decryption came to: the plaintext, or the typed error (`caseName`, `summary` in the library).
+typealias Outcome = DecryptionOutcome
 
 /// A password or a pair of keys: what a message needs to be opened.
 enum Credential: Sendable {

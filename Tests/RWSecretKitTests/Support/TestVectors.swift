@@ -1,3 +1,4 @@
+import RWSecretKit
 import Foundation
 import Testing
 
@@ -82,20 +83,3 @@ enum TestVectors {
     }
 }
 
-enum Hex {
-    static func decode(_ string: String) -> [UInt8] {
-        let digits = string.filter { !$0.isWhitespace }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            bytes.append(UInt8(digits[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
-
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
-}

@@ -23,16 +23,7 @@ struct BinaryPeerMessagesTests {
         }
     }
 
-    static func hex(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
+    static func hex(_ text: String) -> [UInt8] { Hex.decode(text) }
 
     @Test("every peer record through decrypt --binary, with the candidate as a password file line or a key file")
     func everyRecord() throws {
