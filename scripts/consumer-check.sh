@@ -51,6 +51,31 @@ func kitDecrypt(_ base64: String, password: String) -> String {
         return "error: \(error)"
     }
 }
+
+/// A server's chain: the app's passwords (in memory here; a keyring or a vault is the same
+/// call) and its key, one call for every message; the chain says what opened each.
+func kitChain(_ messages: [String], passwords: [String: String], keys: MessageKeys) -> [String] {
+    let store = MemoryPasswordStore(passwords.sorted { $0.key < $1.key }.map { StoredPassword(label: $0.key, secret: SecretBytes(utf8: $0.value)) })
+    let client = PasswordClient(runOnly: [], keys: keys) { store }
+    return messages.map { text in
+        do {
+            let message = try Message(Base64.decodeLenient(Array(text.utf8)) ?? [])
+            switch try client.decrypt(message) {
+            case .success(let opened):
+                return String(decoding: opened.plaintext, as: UTF8.self) + " (by " + (opened.openedBy.passwordName ?? "the key") + ")"
+            case .failure(let failure): return "failed: \(failure)"
+            }
+        } catch {
+            return "error: \(error)"
+        }
+    }
+}
+
+func kitKeys() -> MessageKeys {
+    MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
+}
+
+func kitEncrypt(_ text: String, keys: MessageKeys) -> String { Base64.encode(RNCryptor.encrypt(Array(text.utf8), keys: keys)) }
 EOF
 
 # RNCryptor Swift's API on Data, as an iOS app's code would use it.
@@ -76,6 +101,13 @@ for start in stride(from: 0, to: fromCompat.count, by: 7) {
 out.append(try decryptor.finalData())
 print("incremental: " + String(decoding: out, as: UTF8.self))
 
+let appPasswords = ["v1": "old-app-password", "v2": "new-app-password"]
+for line in kitChain([kitEncrypt("from the new app", password: "new-app-password"), kitEncrypt("from the old app", password: "old-app-password"),
+                      kitEncrypt("from a keyed app", keys: kitKeys()), kitEncrypt("from a stranger", password: "nobody")],
+                     passwords: appPasswords, keys: kitKeys()) {
+    print("chain: " + line)
+}
+
 do {
     _ = try RNCryptor.decrypt(data: fromCompat, withPassword: "wrong")
     print("wrong password: accepted")
@@ -94,6 +126,10 @@ kit: written by RWSecretKit
 compat: written by RWSecretKit
 kit: written by RNCryptorCompat
 incremental: written by RNCryptorCompat
+chain: from the new app (by v2)
+chain: from the old app (by v1)
+chain: from a keyed app (by the key)
+chain: failed: no password opened it (tried 2)
 wrong password: hmacMismatch
 EOF
 if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then

@@ -1,5 +1,5 @@
 /// Base64 as rwsecret reads and writes it, without Foundation.
-package enum Base64 {
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// 255 marks a byte that is not in the (lenient) alphabet.
@@ -15,7 +15,7 @@ package enum Base64 {
     package static func isAlphabetCharacter(_ byte: UInt8) -> Bool { values[Int(byte)] != 255 }
 
     /// Standard base64 with `=` padding.
-    package static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var iterator = bytes.makeIterator()
@@ -33,7 +33,7 @@ package enum Base64 {
     ///
     /// Returns nil for anything else: a byte outside both alphabets, padding
     /// anywhere but at the end, more than two `=`, or a length no base64 text can have.
-    package static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? {
+    public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? {
         var padding = 0
         for c in text.reversed() {
             guard c == UInt8(ascii: "=") else { break }
