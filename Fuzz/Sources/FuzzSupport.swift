@@ -65,7 +65,7 @@ struct Credential: Sendable {
 
     /// A decryptor for this credential.
     func decryptor() -> Decryptor {
-        if let password { Decryptor(password: password) } else { Decryptor(keys: keys!) }
+        if let password { IncrementalDecryptor(password: password) } else { IncrementalDecryptor(keys: keys!) }
     }
 }
 

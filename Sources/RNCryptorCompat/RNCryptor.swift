@@ -254,21 +254,18 @@ private struct RawBytes: ContiguousByteStorage {
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(raw) }
 }
 
-/// RWSecretKit's decryptor, with its (unverified) output held back until the HMAC verifies.
+/// RWSecretKit's decryptor (which releases the plaintext only once the HMAC verifies), in RNCryptor Swift's shape.
 private final class HeldDecryption {
     private let decryptor: RWSecretKit.Decryptor
     /// Thrown by `finalData()` when no byte was given (RNCryptor Swift: unknownHeader
     /// for `Decryptor`, messageTooShort for `DecryptorV3`).
     private let emptyError: RNCryptor.Error
     private var sawFirstByte = false
-    private var plaintext: [UInt8] = []
 
     init(_ decryptor: RWSecretKit.Decryptor, emptyError: RNCryptor.Error) {
         self.decryptor = decryptor
         self.emptyError = emptyError
     }
-
-    deinit { Crypto.cleanse(&plaintext) }
 
     func update(_ data: Data) throws -> Data {
         guard !data.isEmpty else { return Data() }
@@ -278,23 +275,16 @@ private final class HeldDecryption {
             sawFirstByte = true
         }
         let result = data.withUnsafeBytes { raw in
-            Result { () throws(RNCryptorError) in try decryptor.update(raw) }
+            Result { () throws(RNCryptorError) in try decryptor.update(RawBytes(raw: raw)) }
         }
-        switch result {
-        case .success(let out): plaintext.append(contentsOf: out)
-        case .failure(let error): throw Self.map(error)
-        }
+        if case .failure(let error) = result { throw Self.map(error) }
         return Data()
     }
 
     func finalData() throws -> Data {
         guard sawFirstByte else { throw emptyError }
-        do {
-            plaintext.append(contentsOf: try decryptor.finalize())
-        } catch {
-            Crypto.cleanse(&plaintext)
-            throw Self.map(error)
-        }
+        var plaintext: [UInt8]
+        do { plaintext = try decryptor.finalize() } catch { throw Self.map(error) }
         defer { Crypto.cleanse(&plaintext) }
         return Data(plaintext)
     }

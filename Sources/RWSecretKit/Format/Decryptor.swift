@@ -1,19 +1,70 @@
-/// Decrypts one RNCryptor message fed in pieces, in bounded memory.
+/// Decrypts one RNCryptor message fed in pieces, and releases the plaintext only
+/// once the HMAC has verified.
 ///
-/// - Important: The plaintext returned by `update(_:)` is **unverified**: the
-///   HMAC covers the whole message and is checked only by `finalize()`. Hold
-///   every byte back (or write it somewhere you can discard) until
-///   `finalize()` returns without throwing; if it throws, the plaintext
-///   handed out so far is attacker-controlled and must be thrown away.
+/// `update(_:)` authenticates and deciphers as the bytes arrive but hands nothing
+/// out; `finalize()` checks the HMAC (in constant time) and the padding, and only
+/// then returns the whole plaintext. Held plaintext is wiped when the decryptor is
+/// released or the message fails. Memory is the plaintext's size: for messages too
+/// large for memory use `VerifiedStream` (a file or descriptor, bounded memory).
+///
+/// A password is used in the reference implementation's form only (a non-ASCII
+/// password written by another implementation may need another of its forms,
+/// which `Message` and the chain try).
+public final class Decryptor {
+    private let engine: IncrementalDecryptor
+    private var held: [UInt8] = []
+
+    /// A decryptor for password-based messages (any version), with `iterations` PBKDF2 rounds.
+    public init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
+        engine = IncrementalDecryptor(password: password, iterations: iterations)
+    }
+
+    /// A decryptor for key-based messages.
+    public init(keys: MessageKeys) {
+        engine = IncrementalDecryptor(keys: keys)
+    }
+
+    deinit { Crypto.cleanse(&held) }
+
+    /// Feeds the next bytes of the message. Releases nothing: a malformed header or
+    /// the wrong kind of credential throws here, everything else at `finalize()`.
+    public func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) {
+        var result: Result<[UInt8], RNCryptorError> = .success([])
+        data.withUnsafeBytes { raw in result = Result { () throws(RNCryptorError) in try engine.update(raw) } }
+        do {
+            var more = try result.get()
+            held.append(contentsOf: more)
+            Crypto.cleanse(&more)
+        } catch {
+            Crypto.cleanse(&held)
+            throw error
+        }
+    }
+
+    /// Verifies the HMAC (in constant time), then the padding, and returns the whole
+    /// plaintext; throws (and wipes what it held) when the message does not verify.
+    public func finalize() throws(RNCryptorError) -> [UInt8] {
+        do {
+            var last = try engine.finalize()
+            held.append(contentsOf: last)
+            Crypto.cleanse(&last)
+        } catch {
+            Crypto.cleanse(&held)
+            throw error
+        }
+        let plaintext = held
+        held.removeAll()
+        return plaintext
+    }
+}
+
+/// The incremental engine under `Decryptor`: hands out deciphered bytes as they come,
+/// **unverified until `finalize()` succeeds**. Package access only: nothing outside
+/// the package may get plaintext before its HMAC verified.
 ///
 /// Memory stays bounded whatever the message size: at most the header and the
 /// last 32 bytes are held back (the HMAC can only be recognised at the end).
-///
-/// A password is used in the reference implementation's form only (a
-/// non-ASCII password written by another implementation may need one of the
-/// other forms of `MessageHeader.kdfPasswords(_:)`, which only a whole message,
-/// `Message` or the chain, can try).
-public final class Decryptor {
+package final class IncrementalDecryptor {
     private enum Credential { case password(SecretBytes), keys(MessageKeys) }
     private enum State { case header([UInt8]), body(BodyDecryptor), finished }
 
@@ -22,20 +73,20 @@ public final class Decryptor {
     private var state: State = .header([])
 
     /// A decryptor for password-based messages (any version), with `iterations` PBKDF2 rounds.
-    public init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
+    package init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
         precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         credential = .password(password)
         self.iterations = iterations
     }
     /// A decryptor for key-based messages.
-    public init(keys: MessageKeys) {
+    package init(keys: MessageKeys) {
         credential = .keys(keys)
         iterations = KeyDerivation.iterations
     }
 
     /// Feeds the next bytes of the message; returns plaintext that is
     /// **unverified until `finalize()` succeeds**.
-    public func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) -> [UInt8] {
+    package func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) -> [UInt8] {
         var result: Result<[UInt8], RNCryptorError> = .success([])
         data.withUnsafeBytes { raw in result = Result { () throws(RNCryptorError) in try update(raw) } }
         return try result.get()
@@ -43,10 +94,10 @@ public final class Decryptor {
 
     /// Feeds the next bytes of the message; returns plaintext that is
     /// **unverified until `finalize()` succeeds**.
-    public func update(_ data: UnsafeRawBufferPointer) throws(RNCryptorError) -> [UInt8] {
+    package func update(_ data: UnsafeRawBufferPointer) throws(RNCryptorError) -> [UInt8] {
         switch state {
         case .finished:
-            preconditionFailure("Decryptor used after finalize()")
+            preconditionFailure("IncrementalDecryptor used after finalize()")
         case .body(let body):
             return body.update(data)
         case .header(var pending):
@@ -63,10 +114,10 @@ public final class Decryptor {
 
     /// Verifies the HMAC (in constant time), then the padding, and returns the
     /// last plaintext bytes. Only after this returns is the plaintext authentic.
-    public func finalize() throws(RNCryptorError) -> [UInt8] {
+    package func finalize() throws(RNCryptorError) -> [UInt8] {
         defer { state = .finished }
         switch state {
-        case .finished: preconditionFailure("Decryptor finalized twice")
+        case .finished: preconditionFailure("IncrementalDecryptor finalized twice")
         case .header(let pending):
             _ = try MessageHeader.headerLength(of: pending)
             throw .tooShort
@@ -93,7 +144,7 @@ public final class Decryptor {
 /// Holds back the trailing 32 bytes (the would-be HMAC); everything before them
 /// is authenticated and deciphered as it arrives. The output is unverified
 /// until `finalize()` succeeds.
-public final class BodyDecryptor {
+package final class BodyDecryptor {
     private let header: MessageHeader
     private let authenticator: BodyAuthenticator
     private let decipher: BodyDecipher
@@ -101,7 +152,7 @@ public final class BodyDecryptor {
     private var bodyCount = 0
 
     /// Starts decrypting the body of a message with `header` under `keys`.
-    public init(header: MessageHeader, keys: MessageKeys) throws(RNCryptorError) {
+    package init(header: MessageHeader, keys: MessageKeys) throws(RNCryptorError) {
         self.header = header
         authenticator = BodyAuthenticator(header: header, hmacKey: keys.hmacKey)
         decipher = BodyDecipher(header: header, encryptionKey: keys.encryptionKey)
@@ -109,7 +160,7 @@ public final class BodyDecryptor {
     }
 
     /// Feeds body bytes; returns **unverified** plaintext.
-    public func update(_ data: UnsafeRawBufferPointer) -> [UInt8] {
+    package func update(_ data: UnsafeRawBufferPointer) -> [UInt8] {
         var out: [UInt8] = []
         guard data.count > 0 else { return out }
         bodyCount += data.count
@@ -132,7 +183,7 @@ public final class BodyDecryptor {
     }
 
     /// Feeds body bytes; returns **unverified** plaintext.
-    public func update(_ data: some ContiguousByteStorage) -> [UInt8] {
+    package func update(_ data: some ContiguousByteStorage) -> [UInt8] {
         data.withUnsafeBytes { update($0) }
     }
 
@@ -143,7 +194,7 @@ public final class BodyDecryptor {
     }
 
     /// Checks the length, the HMAC (constant time) and then the padding.
-    public func finalize() throws(RNCryptorError) -> [UInt8] {
+    package func finalize() throws(RNCryptorError) -> [UInt8] {
         try header.validate(messageLength: header.length + bodyCount)
         guard authenticator.matches(tag: tail) else { throw .hmacMismatch }
         var out: [UInt8] = []

@@ -168,8 +168,26 @@ struct TamperTests {
         #expect(keys.incremental(passwordBased) { _ in 7 } == .failure(.passwordBasedMessage))
         #expect(throws: RNCryptorError.passwordBasedMessage) { try Message(passwordBased).decrypt(keys: Specimen.keys) }
         // The incremental decryptor says so as soon as the header is in, before any plaintext.
-        let decryptor = Decryptor(password: Specimen.password)
+        let decryptor = IncrementalDecryptor(password: Specimen.password)
         #expect(throws: RNCryptorError.keyBasedMessage) { try decryptor.update(keyBased.prefix(18)) }
+    }
+
+    // Before: the public Decryptor's update(_:) returned the deciphered bytes before the
+    // HMAC, which covers the whole message, was checked (documented, but handed out all the
+    // same). Now the public decryptor has nothing to hand out until finalize() verifies; the
+    // unverified engine is package access.
+    @Test("the public Decryptor releases plaintext only from finalize(), and only when it verifies")
+    func publicDecryptorReleasesOnlyVerified() throws {
+        let plaintext = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
+        let message = RNCryptor.encrypt(plaintext, keys: Specimen.keys)
+        let intact = Decryptor(keys: Specimen.keys)
+        for start in stride(from: 0, to: message.count, by: 4096) { try intact.update(message[start..<min(start + 4096, message.count)]) }
+        #expect(try intact.finalize() == plaintext)
+        var tampered = message
+        tampered[tampered.count - 1] ^= 1
+        let decryptor = Decryptor(keys: Specimen.keys)
+        for start in stride(from: 0, to: tampered.count, by: 4096) { try decryptor.update(tampered[start..<min(start + 4096, tampered.count)]) }
+        #expect(throws: RNCryptorError.hmacMismatch) { try decryptor.finalize() }
     }
 }
 
