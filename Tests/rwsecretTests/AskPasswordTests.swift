@@ -10,7 +10,7 @@ struct AskPasswordTests {
     @Test("the password is asked on the terminal without echo and opens the message",
           .enabled(if: FileManager.default.isExecutableFile(atPath: script), "needs util-linux's script(1) for a pseudo-terminal"))
     func askPassword() throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryFolder()
         let messages = dir.file("m.txt", Messages.password("opened by the prompt", "typed secret") + "\n")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.script)

@@ -5,7 +5,7 @@ import RWSecretKit
 /// `decrypt --binary` and `encrypt`, end to end.
 @Suite("binary mode and encrypt")
 struct BinaryAndEncryptTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
 
     func run(_ args: [String], stdin: Data = Data(), password: String? = "pw") throws -> RWSecretProcess.Result {
         var extra: [String: String] = [:]

@@ -7,7 +7,7 @@ import Testing
 @Suite("bash completion", .enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash"), "needs bash"))
 struct CompletionTests {
     init() { brokenPipesIgnored }
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
 
     /// What bash offers for `line` (completing its last word; a trailing space starts a new one).
     func complete(_ line: String, environment extra: [String: String] = [:]) throws -> [String] {

@@ -5,7 +5,7 @@ import RWSecretKit
 /// `rwsecret decrypt` end to end: the built binary, its stdout, stderr and exit status.
 @Suite("decrypt command")
 struct DecryptCommandTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
     var env: [String: String] { RWSecretProcess.environment(home: dir.url) }
 
     func run(_ args: [String], stdin: String = "", extra: [String: String] = [:]) throws -> RWSecretProcess.Result {
@@ -291,7 +291,7 @@ struct DecryptCommandTests {
 struct DemoFixtureTests {
     @Test("Fixtures/messages.txt: the three passwords open every good line; the bad lines fail as listed")
     func demo() throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryFolder()
         var fixtures = URL(fileURLWithPath: #filePath)
         while !FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("Fixtures/messages.txt").path) { fixtures.deleteLastPathComponent() }
         fixtures.appendPathComponent("Fixtures")

@@ -42,7 +42,7 @@ struct DocumentationTests {
 
     @Test("--help names the variables options fall back to")
     func helpNamesVariables() throws {
-        let home = TemporaryDirectory()
+        let home = TemporaryFolder()
         let environment = RWSecretProcess.environment(home: home.url)
         // Joined into one line: the help wraps at 80 columns.
         let decrypt = try RWSecretProcess.run(["decrypt", "--help"], environment: environment).out

@@ -8,7 +8,7 @@ import Testing
 struct EmptyChainTests {
     init() { brokenPipesIgnored }
 
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
     var environment: [String: String] { RWSecretProcess.environment(home: home.url) }
 
     func messages(_ count: Int = 3) -> String {

@@ -10,7 +10,7 @@ struct HarnessTests {
 
     @Test("a child that exits without reading 8 MiB of stdin: its result comes back, the test process lives")
     func childIgnoresStdin() throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryFolder()
         let result = try RWSecretProcess.run(["--version"], stdin: Self.largeInput,
                                              environment: RWSecretProcess.environment(home: dir.url))
         #expect(result.status == 0)
@@ -19,7 +19,7 @@ struct HarnessTests {
 
     @Test("the same, many times over (the child's exit races the writer)")
     func childIgnoresStdinRepeatedly() throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryFolder()
         for _ in 0..<20 {
             let result = try RWSecretProcess.run(["--version"], stdin: Data(repeating: 0x41, count: 256 << 10),
                                                  environment: RWSecretProcess.environment(home: dir.url))

@@ -43,7 +43,7 @@ struct JobCountTests {
           .enabled(if: JobCountTests.cgroupParent != nil, "needs a writable cgroup v1 cpu hierarchy (root)"),
           arguments: [(100_000, 1), (150_000, 2)])
     func realCgroup(quota: Int, expected: Int) throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryFolder()
         let group = Self.cgroupParent! + "/rwsecret-test-\(UUID().uuidString)"
         #expect(mkdir(group, 0o755) == 0)
         defer { rmdir(group) }

@@ -6,7 +6,7 @@ import RWSecretKit
 /// `--jobs 2` at most 2% more (the `--verbose` key count shows it).
 @Suite("key counts at --jobs 1 and 2")
 struct KeyCountTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
 
     private func keyCount(_ arguments: [String], stdin: String) throws -> (count: Int, result: RWSecretProcess.Result) {
         let result = try RWSecretProcess.run(arguments, stdin: Data(stdin.utf8), environment: RWSecretProcess.environment(home: dir.url))

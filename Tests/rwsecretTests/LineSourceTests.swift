@@ -6,7 +6,7 @@ import RWSecretKit
 /// given without `--binary`, and the run-level hints for formats that are not RNCryptor.
 @Suite("decrypt: line source")
 struct LineSourceTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
     var env: [String: String] { RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_PASSWORD": "pw"]) }
 
     func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {

@@ -4,7 +4,7 @@ import Testing
 /// `rwsecret password add/remove/list` and `status`, run as the built binary
 /// with their own environment (the vault store unless a test starts a keyring).
 struct PasswordCommandTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
     let passphrase = "vault passphrase 1"
 
     var vaultPath: String { home.url.appendingPathComponent("data/rwsecret/vault").path }

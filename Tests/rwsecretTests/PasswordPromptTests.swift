@@ -5,7 +5,7 @@ import Testing
 /// asked twice without echo, and a new vault's passphrase asked twice too.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux's script(1) for a pseudo-terminal"))
 struct PasswordPromptTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
 
     /// Runs `rwsecret ARGS` on a pseudo-terminal, answering each prompt in turn.
     func converse(_ arguments: [String], environment: [String: String], answers: [(prompt: String, reply: String)]) throws -> (status: Int32, screen: String) {

@@ -5,7 +5,7 @@ import RWSecretKit
 /// `rwsecret decrypt` on messages other RNCryptor implementations wrote (Fixtures/peers), and `--iterations`.
 @Suite("decrypt: peer dialects, --iterations, key cost")
 struct PeerMessagesCommandTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
 
     func run(_ args: [String], stdin: String = "", extra: [String: String] = [:]) throws -> RWSecretProcess.Result {
         var env = RWSecretProcess.environment(home: dir.url)

@@ -6,7 +6,7 @@ import RWSecretKit
 /// record per row, passwords over an inherited descriptor, and the default job count.
 @Suite("decrypt: pipelines")
 struct PipelineTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
     var env: [String: String] { RWSecretProcess.environment(home: dir.url) }
 
     func run(_ args: [String], stdin: String = "", extra: [String: String] = [:]) throws -> RWSecretProcess.Result {

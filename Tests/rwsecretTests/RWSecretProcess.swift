@@ -92,25 +92,3 @@ struct RWSecretProcess {
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 }
-
-/// A temporary folder removed at the end of the test.
-final class TemporaryDirectory {
-    let url: URL
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rwsecret-test-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func file(_ name: String, _ contents: String) -> String {
-        let path = url.appendingPathComponent(name).path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
-        return path
-    }
-
-    func file(_ name: String, bytes: [UInt8]) -> String {
-        let path = url.appendingPathComponent(name).path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        return path
-    }
-}

@@ -6,7 +6,7 @@ import Testing
 struct TerminalExperienceTests {
     init() { brokenPipesIgnored }
 
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
 
     /// A vault holding `password`, made with the passphrase in the environment.
     func makeVault(_ passwords: [String]) throws -> [String: String] {

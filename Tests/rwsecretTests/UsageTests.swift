@@ -6,7 +6,7 @@ import Testing
 struct UsageTests {
     init() { brokenPipesIgnored }
 
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
     var environment: [String: String] { RWSecretProcess.environment(home: home.url) }
 
     func run(_ arguments: [String], stdin: String = "", extra: [String: String] = [:]) throws -> RWSecretProcess.Result {

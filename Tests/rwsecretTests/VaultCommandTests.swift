@@ -24,7 +24,7 @@ enum SessionKeyringProbe {
 /// so the children it starts share that session and nothing else does.
 @Suite(.enabled(if: SessionKeyringProbe.refusal == nil, Comment(rawValue: SessionKeyringProbe.refusal ?? "")))
 struct VaultCommandTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
     let passphrase = "vault passphrase 1"
 
     var vaultPath: String { home.url.appendingPathComponent("data/rwsecret/vault").path }
@@ -158,7 +158,7 @@ struct VaultCommandTests {
 /// `password rename` in the keyring.
 @Suite(.enabled(if: PrivateKeyring.isInstalled, Comment(rawValue: PrivateKeyring.skipMessage)))
 struct PasswordCopyTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
 
     func run(_ keyring: PrivateKeyring, _ arguments: [String], stdin: String = "", vault: String? = nil) throws -> RWSecretProcess.Result {
         var environment = keyring.environment

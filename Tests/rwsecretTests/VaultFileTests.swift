@@ -9,7 +9,7 @@ import Glibc
 /// through a symbolic link, a held lock is waited for with one line saying so, and
 /// concurrent adds of one secret store it once. Run as the built binary.
 struct VaultFileTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
     let passphrase = "vault passphrase 1"
 
     var vaultPath: String { home.url.appendingPathComponent("data/rwsecret/vault").path }

@@ -9,7 +9,7 @@ import Glibc
 /// Regression: killed `password add` runs left `.vault.XXXXXX` copies (48 after 400
 /// kills) that kept passwords removed later. Real SIGKILLs at random points of real runs.
 struct VaultKillTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
 
     @Test func killedAddsLeaveNoTemporaryAndAConsistentVault() throws {
         let folder = home.url.appendingPathComponent("data/rwsecret").path

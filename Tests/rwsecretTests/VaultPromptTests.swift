@@ -8,7 +8,7 @@ import Testing
 /// of an existing vault may be given again, three tries in all.
 @Suite(.enabled(if: PseudoTerminal.isAvailable, "needs python3 for a pseudo-terminal (pty.fork)"))
 struct VaultPromptTests {
-    let home = TemporaryDirectory()
+    let home = TemporaryFolder()
 
     var environment: [String: String] {
         var environment = RWSecretProcess.environment(home: home.url)

@@ -1,8 +1,11 @@
 import Foundation
 
-/// A fresh folder under /tmp, removed when released.
+/// A fresh folder under /tmp (mode 0700, from mkdtemp), removed when released.
+/// Shared by both test targets (Tests/rwsecretTests/Support links to this file).
 final class TemporaryFolder {
     let path: String
+    /// The same folder as a URL.
+    var url: URL { URL(fileURLWithPath: path) }
 
     init() {
         var template = Array("/tmp/rwsecret-test-XXXXXX".utf8CString)
@@ -12,6 +15,16 @@ final class TemporaryFolder {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `contents` to the file `name` in this folder; returns its path.
+    func file(_ name: String, _ contents: String) -> String { file(name, bytes: Array(contents.utf8)) }
+
+    /// Writes `bytes` to the file `name` in this folder; returns its path.
+    func file(_ name: String, bytes: [UInt8]) -> String {
+        let path = self.path + "/" + name
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
 
     /// The permission bits of `path` (e.g. 0o600), or nil when it does not exist.
     static func mode(_ path: String) -> Int? {

@@ -27,7 +27,7 @@ struct BinaryPeerMessagesTests {
 
     @Test("every peer record through decrypt --binary, with the candidate as a password file line or a key file")
     func everyRecord() throws {
-        let dir = TemporaryDirectory()
+        let dir = TemporaryFolder()
         let records = try Self.records()
         #expect(records.count > 150)
         for (index, record) in records.enumerated() {

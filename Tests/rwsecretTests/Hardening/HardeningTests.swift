@@ -11,7 +11,7 @@ import Glibc
 /// forged output lines. Each test failed on the code before the fix.
 @Suite("hardening: attacks and faults", .serialized)
 struct HardeningTests {
-    let dir = TemporaryDirectory()
+    let dir = TemporaryFolder()
 
     private func environment(_ extra: [String: String] = [:]) -> [String: String] {
         RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_PASSWORD": "pw"].merging(extra) { $1 })

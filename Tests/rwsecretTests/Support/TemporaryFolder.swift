@@ -1,0 +1,1 @@
+../../RWSecretKitTests/Support/TemporaryFolder.swift
