@@ -64,7 +64,7 @@ struct Credential: Sendable {
     static func keys(_ keys: MessageKeys) -> Credential { Credential(password: nil, keys: keys) }
 
     /// A decryptor for this credential.
-    func decryptor() -> Decryptor {
+    func decryptor() -> IncrementalDecryptor {
         if let password { IncrementalDecryptor(password: password) } else { IncrementalDecryptor(keys: keys!) }
     }
 }

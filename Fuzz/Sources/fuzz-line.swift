@@ -7,7 +7,7 @@
 // input, so the password that opened a line goes first for the next), key-based ones with
 // the key pair. Checked, beyond "no crash, no leak, no overflow":
 // - base64: what the reader accepts re-encodes and decodes to the same bytes;
-// - the chain decides exactly as an independent oracle does: the streaming `Decryptor`
+// - the chain decides exactly as an independent oracle does: the incremental engine (`IncrementalDecryptor`)
 //   tried with each candidate in the chain's order; the first whose HMAC matches decides
 //   (plaintext, or bad padding), otherwise "no password opened it (tried N)";
 // - the chain's order afterwards: the password that opened the line is first;
@@ -61,7 +61,7 @@ private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
     }
 
     guard let head = try? client.chainHead() else { require(false, "the memory store failed"); return }
-    let candidates = head?.chainPasswords() ?? []
+    let candidates = head.chainPasswords()
     require(candidates.count == stored.count + runOnly.count - 1, "the duplicate run-only password was not dropped (\(candidates.count) candidates)")
 
     // The oracle: each candidate in order, through the streaming decryptor.
@@ -90,7 +90,7 @@ private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
         require(decrypted.openedBy.passwordName == want.name, "opened by \(decrypted.openedBy.passwordName), the oracle says \(want.name)")
         require(decrypted.plaintext == want.plaintext, "the chain's plaintext differs from the streaming decryptor's")
         client.messageFinished(openedBy: decrypted.openedBy)
-        let reordered = (try? client.chainHead())??.chainPasswords() ?? []
+        let reordered = (try? client.chainHead())?.chainPasswords() ?? []
         require(reordered.first?.name == want.name, "the password that opened the line is not first now")
     case (.failure(let got), .failure(let want)):
         require(got == want, "the chain says \(got), the oracle \(want)")
