@@ -173,7 +173,11 @@ enum BinaryBench {
             shapes.append(Shape(candidates: candidates, pipe: false, toFile: true, jobsOne: true))
             shapes.append(Shape(candidates: candidates, pipe: true, toFile: false, jobsOne: true))
         }
-        func command(_ shape: Shape) -> () -> CommandLineBench.Run {
+        // $RWSECRET_BENCH_BASELINE: another rwsecret binary (an earlier build), run in the same
+        // round-robin on the same shapes, for before/after figures.
+        let baseline = getenv("RWSECRET_BENCH_BASELINE").map { String(cString: $0) }
+        let binaries = [rwsecret] + (baseline.map { [$0] } ?? [])
+        func command(_ shape: Shape, _ rwsecret: String) -> () -> CommandLineBench.Run {
             var options = ["decrypt", "--no-store", "--binary"]
             if shape.jobsOne { options += ["--jobs", "1"] }
             if shape.candidates == 3 { options += ["--password-file", wrong] }
@@ -194,7 +198,7 @@ enum BinaryBench {
             let script = (dgst + ["openssl enc -d -aes-256-cbc -nopad -K \(keyHex) -iv \(ivHex) -in '\(body)' -out '\(out)'"]).joined(separator: " && ")
             floors.append(("openssl \(hmacs)", { CommandLineBench.run(["/bin/sh", "-c", script]) }))
         }
-        let all: [() -> CommandLineBench.Run] = floors.map(\.run) + shapes.map(command)
+        let all: [() -> CommandLineBench.Run] = floors.map(\.run) + binaries.flatMap { binary in shapes.map { command($0, binary) } }
         let reps = getenv("RWSECRET_BENCH_BIG_REPS").flatMap { Int(String(cString: $0)) } ?? 3
         var runs = Array(repeating: [CommandLineBench.Run](), count: all.count)
         for _ in 0..<reps {
@@ -215,12 +219,15 @@ enum BinaryBench {
         print("\n== \(mib) MiB --binary message, right password last (median of \(reps), round-robin with the floors)")
         print("   floor k = k HMAC-SHA256 + AES-256-CBC + write, one thread, EVP in this process (file in page cache, or a cat pipe)")
         print("   " + pad("", 44) + "   wall   ×floor     CPU  ×floor CPU   peak RSS")
-        for (offset, shape) in shapes.enumerated() {
-            let index = floors.count + offset
-            let floor = floorIndex("floor \(shape.candidates)" + (shape.pipe ? " pipe" : ""))
-            let rss = runs[index].map(\.maxRSSKiB).sorted()[runs[index].count / 2]
-            print("  " + pad(shape.name, 45) + String(format: "%6.0f ms  %5.2f×  %6.0f ms  %5.2f×     %4d MiB",
-                                                      wall(index) * 1e3, wall(index) / wall(floor), cpu(index) * 1e3, cpu(index) / cpu(floor), rss / 1024))
+        for (number, binary) in binaries.enumerated() {
+            if binaries.count > 1 { print("  \(number == 0 ? "this build" : "baseline"): \(binary)") }
+            for (offset, shape) in shapes.enumerated() {
+                let index = floors.count + number * shapes.count + offset
+                let floor = floorIndex("floor \(shape.candidates)" + (shape.pipe ? " pipe" : ""))
+                let rss = runs[index].map(\.maxRSSKiB).sorted()[runs[index].count / 2]
+                print("  " + pad(shape.name, 45) + String(format: "%6.0f ms  %5.2f×  %6.0f ms  %5.2f×     %4d MiB",
+                                                          wall(index) * 1e3, wall(index) / wall(floor), cpu(index) * 1e3, cpu(index) / cpu(floor), rss / 1024))
+            }
         }
         for (index, floor) in floors.enumerated() {
             let label: String
@@ -232,6 +239,14 @@ enum BinaryBench {
             print("  " + pad(label, 54) + String(format: "%6.0f ms  CPU %6.0f ms", wall(index) * 1e3, cpu(index) * 1e3))
         }
         if !failed.isEmpty { print("  WARNING: some runs failed (exit status not 0): measurements \(failed)") }
+        // PyPI rncryptor holds the whole message several times over: once, and only up to 256 MiB.
+        if mib <= 256, CommandLineBench.pypiAvailable {
+            let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
+            let py = CommandLineBench.run(["/usr/bin/env", "python3", "-c", script, message, out])
+            unlink(out)
+            print("  " + pad("PyPI rncryptor, same message, file to file (one run)", 54)
+                  + String(format: "%6.0f ms  CPU %6.0f ms  peak RSS %d MiB", py.seconds * 1e3, py.cpuSeconds * 1e3, py.maxRSSKiB / 1024))
+        }
         unlink(message)
         unlink(body)
     }

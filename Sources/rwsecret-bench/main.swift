@@ -255,6 +255,7 @@ print("rwsecret-bench — \(version); KDF in use: \(KeyDerivation.activeImplemen
       + (KeyDerivation.isAvailable(.sha) ? "" : " (sha path unavailable: rows marked sha ran the portable path)")
       + "; medians of \(repetitions) round-robin samples")
 print("load average before the run: \(loadAverage ?? "?") (the machine's other work skews interleaved chains most: quote ratios from a quiet run)")
+if !running.isEmpty {
 print("")
 print("Ratios")
 for section in running {
@@ -272,6 +273,7 @@ for section in running {
         guard let value = medians[measurement.name] else { continue }
         print("    \(pad(measurement.name, 56)) \(formatTime(value))")
     }
+}
 }
 
 // The rwsecret binary built beside this one (`make bench` builds both), or $RWSECRET_BIN.
