@@ -354,7 +354,7 @@ private final class ChunkRing: @unchecked Sendable {
         publish(slot: 0, body: first, last: firstIsLast, lanes: lanes)
         guard threads > 1 else {
             work(reader: true, lanes: lanes, read: read, consume: consume)
-            return failure
+            return firstFailure()
         }
         withoutActuallyEscaping(read) { read in
             withoutActuallyEscaping(consume) { consume in
@@ -369,6 +369,12 @@ private final class ChunkRing: @unchecked Sendable {
                 group.wait()
             }
         }
+        return firstFailure()
+    }
+
+    private func firstFailure() -> VerifiedStream.Failure? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return failure
     }
 
@@ -509,6 +515,9 @@ private final class SpoolDecipher: @unchecked Sendable {
         } else if chunks > 0 {
             work(chunks: chunks, to: fd)
         }
+        pthread_mutex_lock(mutex)
+        let failure = self.failure
+        pthread_mutex_unlock(mutex)
         if let failure { throw failure }
         let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, last.count), alignment: 16)
         defer { Crypto.cleanse(tail); tail.deallocate() }
