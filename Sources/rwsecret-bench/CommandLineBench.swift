@@ -162,6 +162,8 @@ enum BinaryBench {
         _ = CommandLineBench.run(["/bin/sh", "-c", "tail -c +35 '\(message)' | head -c -32 > '\(body)'"])
         let wrong = dir + "/two-wrong"
         CommandLineBench.write(wrong, "wrong-one\ntwo-wrong\n")
+        // Written back now, not by the kernel's flusher 30 s later in the middle of the samples.
+        sync()
 
         var shapes: [Shape] = []
         for candidates in [1, 3] {
