@@ -20,6 +20,9 @@ static inline int rws_o_tmpfile(void) { return 020000000 | O_DIRECTORY; }
 /// linkat(2)'s AT_EMPTY_PATH (GNU-only in <fcntl.h>).
 static inline int rws_at_empty_path(void) { return 0x1000; }
 
+/// fcntl(fd, F_SETPIPE_SZ, size): the pipe's capacity (fcntl is variadic; F_SETPIPE_SZ is GNU-only).
+static inline int rws_set_pipe_size(int fd, int size) { return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size); }
+
 typedef int32_t rws_key_serial;
 
 /// The calling process's session keyring (`KEY_SPEC_SESSION_KEYRING`).

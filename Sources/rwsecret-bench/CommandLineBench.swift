@@ -82,8 +82,8 @@ enum CommandLineBench {
         run(["/usr/bin/env", "python3", "-c", "import rncryptor"]).status == 0
     }
 
-    /// Small-message latency, 1,000-message throughput, and the 256 MiB binary case.
-    static func report(rwsecret: String, bigMiB: Int = 256) {
+    /// Small-message latency and 1,000-message throughput.
+    static func report(rwsecret: String) {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let pypi = pypiAvailable
@@ -154,81 +154,188 @@ enum CommandLineBench {
             print("  " + pad(name, 44) + String(format: "--jobs 1: %5d   --jobs 2: %5d–%5d   %+.1f%% at most", serial, parallel.min() ?? 0, most,
                                                    serial > 0 ? 100 * Double(most - serial) / Double(serial) : .nan))
         }
-
-        // 3. A large binary message, right password, to a file; against the in-process floor.
-        let plain = dir + "/big.plain", message = dir + "/big.rncryptor", out = dir + "/big.out"
-        do {
-            let fd = open(plain, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            var block = Crypto.randomBytes(count: 1 << 20)
-            for _ in 0..<bigMiB { block[0] &+= 1; _ = block.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) } }
-            close(fd)
-        }
-        _ = run([rwsecret, "encrypt", "--binary", plain, "-o", message], environment: ["RWSECRET_PASSWORD": "big"])
-        unlink(plain)
-        // The verified stream in four shapes: one candidate or three (two wrong passwords
-        // first: the spool path), a file or a pipe on stdin; all against the same floor.
-        let wrong = dir + "/two-wrong"
-        write(wrong, "wrong-one\nwrong-two\n")
-        let shapes: [(name: String, argv: [String], input: String?, output: String?)] = [
-            ("1 candidate, file -o OUT", [rwsecret, "decrypt", "--no-store", "--binary", message, "-o", out], nil, nil),
-            ("3 candidates, file -o OUT", [rwsecret, "decrypt", "--no-store", "--binary", "--password-file", wrong, message, "-o", out], nil, nil),
-            ("1 candidate, cat | stdin > file", ["/bin/sh", "-c", "cat '\(message)' | '\(rwsecret)' decrypt --no-store --binary > '\(out)'"], nil, nil),
-            ("3 candidates, cat | stdin > file", ["/bin/sh", "-c", "cat '\(message)' | '\(rwsecret)' decrypt --no-store --binary --password-file '\(wrong)' > '\(out)'"], nil, nil),
-        ]
-        var floors: [Double] = []
-        var ours: [[Run]] = Array(repeating: [], count: shapes.count)
-        for _ in 0..<3 {
-            floors.append(Floor.hmacAESWrite(message: message, output: out))
-            unlink(out)
-            for (index, shape) in shapes.enumerated() {
-                ours[index].append(run(shape.argv, environment: ["RWSECRET_PASSWORD": "big"], input: shape.input, output: shape.output))
-                unlink(out)
-            }
-        }
-        let floor = floors.sorted()[1]
-        let best = ours[0].sorted { $0.seconds < $1.seconds }[1]
-        print("\n== \(bigMiB) MiB --binary message, right password (median of 3 each)")
-        for (index, shape) in shapes.enumerated() {
-            let median = ours[index].sorted { $0.seconds < $1.seconds }[1]
-            print("  " + pad(shape.name, 34) + String(format: "%8.1f ms  %5.2f× floor  peak RSS %d MiB  CPU %.0f ms", median.seconds * 1e3, median.seconds / floor, median.maxRSSKiB / 1024, median.cpuSeconds * 1e3))
-        }
-        print(String(format: "  floor: HMAC-SHA256 + AES-256-CBC + write, in this process  %8.1f ms", floor * 1e3))
-        if pypi {
-            let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
-            let py = run(["/usr/bin/env", "python3", "-c", script, message, out])
-            unlink(out)
-            print(String(format: "  PyPI rncryptor (same message)                 %8.1f ms   peak RSS %d MiB  (%.1f× rwsecret)", py.seconds * 1e3, py.maxRSSKiB / 1024, py.seconds / best.seconds))
-        }
-        unlink(message)
     }
 }
 
-/// The in-process floor for a large message: HMAC-SHA256 over it, AES-256-CBC over it,
-/// and writing the same number of bytes to a file, one after the other, through OpenSSL.
+/// A large `--binary` message, whole process, in every shape the issue names, against
+/// floors measured in the same round-robin run.
+///
+/// The floor for k candidates is the crypto any implementation must do, one pass after
+/// the other on one thread with nothing withheld: k HMAC-SHA256 passes and one
+/// AES-256-CBC decipher over the message, the plaintext written to a file — in this
+/// process through OpenSSL's EVP calls (the message in the page cache, or read from a
+/// `cat` pipe for the pipe shapes: cat's CPU counts on both sides), and, as a check, with
+/// OpenSSL's own tools (`openssl dgst -mac HMAC` k times, then `openssl enc -d`).
+/// Ratios: wall time / the in-process floor's wall time, CPU time / its CPU time.
+enum BinaryBench {
+    struct Shape {
+        let candidates: Int
+        let pipe: Bool
+        let toFile: Bool
+        let jobsOne: Bool
+        var name: String {
+            "\(candidates) cand., \(pipe ? "cat | stdin" : "file      "), \(toFile ? "-o OUT" : "> OUT ")\(jobsOne ? ", --jobs 1" : "")"
+        }
+    }
+
+    static let keyHex = String(repeating: "01", count: 32)
+    static let ivHex = String(repeating: "02", count: 16)
+
+    static func report(rwsecret: String, mib: Int) {
+        let dir = CommandLineBench.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plain = dir + "/big.plain", message = dir + "/big.rncryptor", body = dir + "/big.body", out = dir + "/big.out"
+        do {
+            let fd = open(plain, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            var block = Crypto.randomBytes(count: 1 << 20)
+            for _ in 0..<mib { block[0] &+= 1; _ = block.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) } }
+            close(fd)
+        }
+        _ = CommandLineBench.run([rwsecret, "encrypt", "--binary", plain, "-o", message], environment: ["RWSECRET_PASSWORD": "big"])
+        unlink(plain)
+        // The ciphertext alone (v3: 34-byte header, 32-byte tag), for `openssl enc`.
+        _ = CommandLineBench.run(["/bin/sh", "-c", "tail -c +35 '\(message)' | head -c -32 > '\(body)'"])
+        let wrong = dir + "/two-wrong"
+        CommandLineBench.write(wrong, "wrong-one\ntwo-wrong\n")
+        // Written back now, not by the kernel's flusher 30 s later in the middle of the samples.
+        sync()
+
+        var shapes: [Shape] = []
+        for candidates in [1, 3] {
+            for pipe in [false, true] {
+                for toFile in [true, false] { shapes.append(Shape(candidates: candidates, pipe: pipe, toFile: toFile, jobsOne: false)) }
+            }
+        }
+        for candidates in [1, 3] {
+            shapes.append(Shape(candidates: candidates, pipe: false, toFile: true, jobsOne: true))
+            shapes.append(Shape(candidates: candidates, pipe: true, toFile: false, jobsOne: true))
+        }
+        // $RWSECRET_BENCH_BASELINE: another rwsecret binary (an earlier build), run in the same
+        // round-robin on the same shapes, for before/after figures.
+        let baseline = getenv("RWSECRET_BENCH_BASELINE").map { String(cString: $0) }
+        let binaries = [rwsecret] + (baseline.map { [$0] } ?? [])
+        func command(_ shape: Shape, _ rwsecret: String) -> () -> CommandLineBench.Run {
+            var options = ["decrypt", "--no-store", "--binary"]
+            if shape.jobsOne { options += ["--jobs", "1"] }
+            if shape.candidates == 3 { options += ["--password-file", wrong] }
+            if shape.pipe {
+                let quoted = ([rwsecret] + options).map { "'\($0)'" }.joined(separator: " ")
+                let script = "cat '\(message)' | \(quoted) " + (shape.toFile ? "-o '\(out)'" : "> '\(out)'")
+                return { CommandLineBench.run(["/bin/sh", "-c", script], environment: ["RWSECRET_PASSWORD": "big"]) }
+            }
+            let argv = [rwsecret] + options + [message] + (shape.toFile ? ["-o", out] : [])
+            return { CommandLineBench.run(argv, environment: ["RWSECRET_PASSWORD": "big"], output: shape.toFile ? nil : out) }
+        }
+        // The floors: in this process (file, pipe) and OpenSSL's tools (file), for 1 and 3 HMACs.
+        var floors: [(name: String, run: () -> CommandLineBench.Run)] = []
+        for hmacs in [1, 3] {
+            floors.append(("floor \(hmacs)", { Floor.run(message: message, output: out, hmacs: hmacs, pipe: false) }))
+            floors.append(("floor \(hmacs) pipe", { Floor.run(message: message, output: out, hmacs: hmacs, pipe: true) }))
+            let dgst = Array(repeating: "openssl dgst -sha256 -mac HMAC -macopt hexkey:\(keyHex) '\(message)' > /dev/null", count: hmacs)
+            let script = (dgst + ["openssl enc -d -aes-256-cbc -nopad -K \(keyHex) -iv \(ivHex) -in '\(body)' -out '\(out)'"]).joined(separator: " && ")
+            floors.append(("openssl \(hmacs)", { CommandLineBench.run(["/bin/sh", "-c", script]) }))
+        }
+        let all: [() -> CommandLineBench.Run] = floors.map(\.run) + binaries.flatMap { binary in shapes.map { command($0, binary) } }
+        let reps = getenv("RWSECRET_BENCH_BIG_REPS").flatMap { Int(String(cString: $0)) } ?? 3
+        var runs = Array(repeating: [CommandLineBench.Run](), count: all.count)
+        for _ in 0..<reps {
+            for (index, measure) in all.enumerated() {
+                runs[index].append(measure())
+                unlink(out)
+            }
+        }
+        func median(_ index: Int, _ value: (CommandLineBench.Run) -> Double) -> Double {
+            let values = runs[index].map(value).sorted()
+            return values.count % 2 == 1 ? values[values.count / 2] : (values[values.count / 2 - 1] + values[values.count / 2]) / 2
+        }
+        func wall(_ i: Int) -> Double { median(i) { $0.seconds } }
+        func cpu(_ i: Int) -> Double { median(i) { $0.cpuSeconds } }
+        func floorIndex(_ name: String) -> Int { floors.firstIndex { $0.name == name }! }
+        let failed = runs.enumerated().filter { $0.element.contains { $0.status != 0 } }.map { $0.offset }
+
+        print("\n== \(mib) MiB --binary message, right password last (median of \(reps), round-robin with the floors)")
+        print("   floor k = k HMAC-SHA256 + AES-256-CBC + write, one thread, EVP in this process (file in page cache, or a cat pipe)")
+        print("   " + pad("", 44) + "   wall   ×floor     CPU  ×floor CPU   peak RSS")
+        for (number, binary) in binaries.enumerated() {
+            if binaries.count > 1 { print("  \(number == 0 ? "this build" : "baseline"): \(binary)") }
+            for (offset, shape) in shapes.enumerated() {
+                let index = floors.count + number * shapes.count + offset
+                let floor = floorIndex("floor \(shape.candidates)" + (shape.pipe ? " pipe" : ""))
+                let rss = runs[index].map(\.maxRSSKiB).sorted()[runs[index].count / 2]
+                print("  " + pad(shape.name, 45) + String(format: "%6.0f ms  %5.2f×  %6.0f ms  %5.2f×     %4d MiB",
+                                                          wall(index) * 1e3, wall(index) / wall(floor), cpu(index) * 1e3, cpu(index) / cpu(floor), rss / 1024))
+            }
+        }
+        for (index, floor) in floors.enumerated() {
+            let label: String
+            if floor.name.hasPrefix("openssl") {
+                label = "OpenSSL tools: dgst -mac HMAC ×\(floor.name.suffix(1)), enc -d (file)"
+            } else {
+                label = "floor: \(floor.name.dropFirst(6).prefix(1)) HMAC + AES + write, in-process (\(floor.name.hasSuffix("pipe") ? "cat pipe" : "file"))"
+            }
+            print("  " + pad(label, 54) + String(format: "%6.0f ms  CPU %6.0f ms", wall(index) * 1e3, cpu(index) * 1e3))
+        }
+        if !failed.isEmpty { print("  WARNING: some runs failed (exit status not 0): measurements \(failed)") }
+        // PyPI rncryptor holds the whole message several times over: once, and only up to 256 MiB.
+        if mib <= 256, CommandLineBench.pypiAvailable {
+            let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
+            let py = CommandLineBench.run(["/usr/bin/env", "python3", "-c", script, message, out])
+            unlink(out)
+            print("  " + pad("PyPI rncryptor, same message, file to file (one run)", 54)
+                  + String(format: "%6.0f ms  CPU %6.0f ms  peak RSS %d MiB", py.seconds * 1e3, py.cpuSeconds * 1e3, py.maxRSSKiB / 1024))
+        }
+        unlink(message)
+        unlink(body)
+    }
+}
+
+/// The in-process floor for a large message: `hmacs` HMAC-SHA256 passes and AES-256-CBC
+/// over it, and writing the plaintext to a file, through OpenSSL, on one thread.
 enum Floor {
-    static func hmacAESWrite(message path: String, output: String) -> Double {
-        let input = open(path, O_RDONLY)
+    static func run(message path: String, output: String, hmacs: Int, pipe: Bool) -> CommandLineBench.Run {
+        var usageBefore = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usageBefore)
+        let start = DispatchTime.now().uptimeNanoseconds
+        var input: Int32
+        var cat: pid_t = 0
+        if pipe {
+            var ends: [Int32] = [0, 0]
+            _ = Glibc.pipe(&ends)
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+            posix_spawn_file_actions_addclose(&actions, ends[0])
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/cat"), strdup(path), nil]
+            posix_spawn(&cat, "/bin/cat", &actions, nil, argv, environ)
+            argv.forEach { free($0) }
+            posix_spawn_file_actions_destroy(&actions)
+            close(ends[1])
+            input = ends[0]
+        } else {
+            input = open(path, O_RDONLY)
+        }
         let out = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { close(input); close(out) }
         let key = [UInt8](repeating: 1, count: 32), iv = [UInt8](repeating: 2, count: 16)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var plain = [UInt8](repeating: 0, count: (1 << 20) + 32)
-        let start = DispatchTime.now().uptimeNanoseconds
         let mac = EVP_MAC_fetch(nil, "HMAC", nil)
-        let macCtx = EVP_MAC_CTX_new(mac)
         let digest = strdup("SHA256")
         let parameter = strdup("digest")!
-        defer { free(parameter) }
         var params = [OSSL_PARAM_construct_utf8_string(parameter, digest, 0), OSSL_PARAM_construct_end()]
-        EVP_MAC_init(macCtx, key, key.count, &params)
+        let contexts = (0..<hmacs).map { _ in EVP_MAC_CTX_new(mac) }
+        for context in contexts { EVP_MAC_init(context, key, key.count, &params) }
         let cipher = EVP_CIPHER_CTX_new()
         EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nil, key, iv)
         EVP_CIPHER_CTX_set_padding(cipher, 0)
+        var carry = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress! + carry, $0.count - carry) }
             if n <= 0 { break }
-            let whole = n - n % 16
-            _ = buffer.withUnsafeBytes { EVP_MAC_update(macCtx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), n) }
+            let have = carry + n
+            let whole = have - have % 16
+            buffer.withUnsafeBytes { b in
+                for context in contexts { _ = EVP_MAC_update(context, b.baseAddress!.assumingMemoryBound(to: UInt8.self) + carry, n) }
+            }
             var written: Int32 = 0
             plain.withUnsafeMutableBytes { p in
                 buffer.withUnsafeBytes { b in
@@ -236,12 +343,30 @@ enum Floor {
                 }
             }
             _ = plain.withUnsafeBytes { Glibc.write(out, $0.baseAddress!, Int(written)) }
+            // A pipe returns any amount: keep the partial block for the next round.
+            carry = have - whole
+            if carry > 0 { buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + whole, byteCount: carry) } }
         }
         var tag = [UInt8](repeating: 0, count: 32)
         var tagLength = 0
-        EVP_MAC_final(macCtx, &tag, &tagLength, 32)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        EVP_MAC_CTX_free(macCtx); EVP_MAC_free(mac); EVP_CIPHER_CTX_free(cipher); free(digest)
-        return seconds
+        for context in contexts { EVP_MAC_final(context, &tag, &tagLength, 32) }
+        close(input)
+        close(out)
+        var catCPU = 0.0
+        if pipe {
+            var status: Int32 = 0
+            var usage = rusage()
+            _ = wait4(cat, &status, 0, &usage)
+            catCPU = seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var usageAfter = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usageAfter)
+        for context in contexts { EVP_MAC_CTX_free(context) }
+        EVP_MAC_free(mac); EVP_CIPHER_CTX_free(cipher); free(digest); free(parameter)
+        let cpu = seconds(usageAfter.ru_utime) + seconds(usageAfter.ru_stime) - seconds(usageBefore.ru_utime) - seconds(usageBefore.ru_stime) + catCPU
+        return CommandLineBench.Run(seconds: elapsed, maxRSSKiB: 0, cpuSeconds: cpu, status: 0)
     }
+
+    private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
 }

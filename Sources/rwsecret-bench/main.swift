@@ -190,7 +190,8 @@ let decryptSection = Section(
 /// Sections in print order (in-process). The whole-process figures run the built
 /// `rwsecret` binary and print last: section `cli` (CommandLineBench.swift).
 let sections: [Section] = [kdfSection, decryptSection]
-let cliSection = (name: "cli", summary: "whole process: one small message vs PyPI, 1,000 messages at --jobs 1 vs default, 256 MiB --binary with peak RSS")
+let cliSection = (name: "cli", summary: "whole process: one small message vs PyPI, 1,000 messages at --jobs 1 vs default")
+let binarySection = (name: "binary", summary: "whole process: 256 MiB and 1 GiB --binary (1 or 3 candidates, file or pipe, -o or stdout, --jobs 1) against floors, CPU and peak RSS")
 
 // MARK: - Run
 
@@ -207,12 +208,13 @@ while let argument = arguments.popFirst() {
     case "--list":
         for section in sections { print("\(pad(section.name, 10)) \(section.summary)") }
         print("\(pad(cliSection.name, 10)) \(cliSection.summary)")
+        print("\(pad(binarySection.name, 10)) \(binarySection.summary)")
         exit(0)
     case "-h", "--help":
         print("usage: rwsecret-bench [--reps N] [--list] [SECTION ...]")
         exit(0)
     default:
-        guard sections.contains(where: { $0.name == argument }) || argument == cliSection.name else {
+        guard sections.contains(where: { $0.name == argument }) || argument == cliSection.name || argument == binarySection.name else {
             print("rwsecret-bench: no section '\(argument)' (--list names them)"); exit(2)
         }
         selected.append(argument)
@@ -220,6 +222,7 @@ while let argument = arguments.popFirst() {
 }
 let running = sections.filter { selected.isEmpty || selected.contains($0.name) }
 let runCLI = selected.isEmpty || selected.contains(cliSection.name)
+let runBinary = selected.isEmpty || selected.contains(binarySection.name)
 let measurements = running.flatMap(\.measurements)
 
 /// /proc/loadavg's first three fields, where there is one.
@@ -253,6 +256,7 @@ print("rwsecret-bench — \(version); KDF in use: \(KeyDerivation.activeImplemen
       + (KeyDerivation.isAvailable(.sha) ? "" : " (sha path unavailable: rows marked sha ran the portable path)")
       + "; medians of \(repetitions) round-robin samples")
 print("load average before the run: \(loadAverage ?? "?") (the machine's other work skews interleaved chains most: quote ratios from a quiet run)")
+if !running.isEmpty {
 print("")
 print("Ratios")
 for section in running {
@@ -271,11 +275,17 @@ for section in running {
         print("    \(pad(measurement.name, 56)) \(formatTime(value))")
     }
 }
+}
 
-if runCLI {
-    // The rwsecret binary built beside this one (`make bench` builds both), or $RWSECRET_BIN.
+// The rwsecret binary built beside this one (`make bench` builds both), or $RWSECRET_BIN.
+let rwsecretBinary: String = {
     let here = CommandLine.arguments[0]
     let folder = here.contains("/") ? String(here[..<here.lastIndex(of: "/")!]) : "."
-    let binary = getenv("RWSECRET_BIN").map { String(cString: $0) } ?? folder + "/rwsecret"
-    CommandLineBench.report(rwsecret: binary)
+    return getenv("RWSECRET_BIN").map { String(cString: $0) } ?? folder + "/rwsecret"
+}()
+if runCLI { CommandLineBench.report(rwsecret: rwsecretBinary) }
+if runBinary {
+    // $RWSECRET_BENCH_MIB: the message sizes, e.g. "256" (default "256 1024").
+    let sizes = getenv("RWSECRET_BENCH_MIB").map { String(cString: $0).split(separator: " ").compactMap { Int($0) } } ?? [256, 1024]
+    for size in sizes { BinaryBench.report(rwsecret: rwsecretBinary, mib: size) }
 }

@@ -36,6 +36,28 @@ struct JobCount {
         return JobCount(jobs: max(1, jobs), reason: "\(affinityText), cgroup quota \(quota.map(String.init) ?? "none")")
     }
 
+    /// Whether the run will have one job, as far as the raw arguments tell before they are
+    /// parsed: the last `--jobs N` (or `--jobs=N`) before any `--`, else `RWSECRET_JOBS`, else
+    /// an affinity mask of one CPU. A one-job run starts no thread at all (a cgroup quota of
+    /// one CPU is not read here: it costs a few file reads at every start).
+    static func isOneBeforeParsing(_ arguments: [String]) -> Bool {
+        var option: Int?
+        var index = 0
+        while index < arguments.count, arguments[index] != "--" {
+            let argument = arguments[index]
+            if argument == "--jobs", index + 1 < arguments.count {
+                option = Int(arguments[index + 1])
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--jobs=") { option = Int(argument.dropFirst("--jobs=".count)) }
+            index += 1
+        }
+        if let option { return option == 1 }
+        if let raw = getenv(environmentVariable) { return Int(String(cString: raw)) == 1 }
+        return affinityCount() == 1
+    }
+
     /// The CPUs in this process's affinity mask. The corresponding C function is `sched_getaffinity`.
     ///
     /// Glibc declares it only under `_GNU_SOURCE`, which Swift's Glibc module is not built

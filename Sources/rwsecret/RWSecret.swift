@@ -37,8 +37,10 @@ struct RWSecret: ParsableCommand {
         if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
         SecretEnvironment.take()
         // decrypt and encrypt will need OpenSSL's set-up (~3 ms): let the other core do it
-        // while the arguments are parsed. No other command touches EVP.
-        if CommandLine.arguments.dropFirst().contains(where: { $0 == "decrypt" || $0 == "encrypt" }) {
+        // while the arguments are parsed. No other command touches EVP. A run of one job
+        // uses one thread: there, the set-up happens when first needed.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.contains(where: { $0 == "decrypt" || $0 == "encrypt" }) && !JobCount.isOneBeforeParsing(arguments) {
             Crypto.prepareInBackground()
         }
         do {

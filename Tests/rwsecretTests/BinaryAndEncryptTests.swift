@@ -41,6 +41,30 @@ struct BinaryAndEncryptTests {
         #expect(result.errLines.contains("rwsecret: key derivations: 4"), "\(result.errLines)")
     }
 
+    /// The spool of several candidates is deciphered in chunks, in place for -o (each chunk from
+    /// the ciphertext block before it, read before the chunk before it is overwritten) or in order
+    /// to stdout, on up to --jobs threads.
+    @Test("three candidates, messages of several chunks: the exact plaintext at --jobs 1, 2, 3, -o and stdout, file and pipe",
+          arguments: [(3 << 20) + 7, (5 << 20) - 1, 2 << 20])
+    func binarySeveralChunksThroughTheSpool(size: Int) throws {
+        let plaintext = randomBytes(size)
+        let bytes = Messages.raw(plaintext, "pw")
+        let message = dir.file("m.bin", bytes: bytes)
+        let passwords = dir.file("passwords", "wrong-1\nwrong-2\n")
+        let out = dir.url.appendingPathComponent("out.bin").path
+        for jobs in ["1", "2", "3"] {
+            let base = ["decrypt", "--no-store", "--jobs", jobs, "--binary", "--password-file", passwords]
+            let toFile = try run(base + [message, "-o", out])
+            #expect(toFile.status == 0, "\(toFile.stderr)")
+            #expect(FileManager.default.contents(atPath: out) == Data(plaintext), "-o at --jobs \(jobs)")
+            let toStdout = try run(base + [message])
+            #expect(toStdout.stdout == Data(plaintext), "stdout at --jobs \(jobs)")
+            let fromPipe = try run(base + ["-o", out], stdin: Data(bytes))
+            #expect(fromPipe.status == 0 && FileManager.default.contents(atPath: out) == Data(plaintext), "pipe -o at --jobs \(jobs)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.contains("rwsecret-") }.isEmpty, "no temporary file left")
+    }
+
     @Test("a tampered --binary message leaves no OUT, keeps an existing OUT untouched, and prints nothing")
     func tampered() throws {
         var bytes = Messages.raw(randomBytes(200_000), "pw")

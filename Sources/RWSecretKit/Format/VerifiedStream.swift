@@ -2,19 +2,23 @@ import Dispatch
 #if canImport(Glibc)
 internal import Glibc
 #endif
+internal import CLinuxSyscalls
 
 /// Decrypts one raw message of any size through the chain, in bounded memory,
 /// and releases plaintext only after the HMAC has verified.
 ///
 /// **Every byte deciphered is a byte that was authenticated**, by construction:
-/// the input is read exactly once. Each chunk read feeds every candidate's
-/// HMAC and, in the same step, either
+/// the input is read exactly once, each chunk into a slot of a small ring, and
+/// every consumer of the chunk reads it there: every candidate's HMAC and
+/// either
 /// - the decipher of the one candidate (one password, or the key): its
 ///   plaintext goes to a `PrivateFile` (no name; see there), or
 /// - a private ciphertext spool, when there are several candidates (the key
 ///   that will decipher is known only at the end): after the HMAC picks the
 ///   winner, the spool — which no other process can open or change — is
-///   deciphered.
+///   deciphered, in place for a file destination (it then becomes the file),
+///   else straight to the descriptor. Its last block is deciphered first, so
+///   bad padding is found before any byte is released.
 ///
 /// Nothing reaches the destination before the HMAC verifies: a file
 /// destination receives the complete private file by `rename` (it appears
@@ -23,12 +27,20 @@ internal import Glibc
 /// afterwards. A regular input that changes while it is read (size or
 /// modification time) fails with `inputChanged`, even when what was read verifies.
 ///
-/// Costs: memory, two 1 MiB buffers per thread; disk, the message's size in
+/// Threads: the HMACs, the decipher or spool, and the reading are lanes that
+/// each take the chunks in order; any of up to `jobs` threads runs any lane with
+/// a chunk waiting (only the calling thread reads), so k candidates' HMACs spread
+/// over the cores. The spool's CBC body is then deciphered in chunks on up to
+/// `jobs` threads (each chunk from the ciphertext block before it). `jobs` 1:
+/// everything on the calling thread, no other thread started.
+///
+/// Costs: memory, four 1 MiB read slots, one 1 MiB plaintext buffer, and one
+/// 1 MiB buffer per thread while a spool is deciphered; disk, the message's size in
 /// the private file (in the destination's folder for a file, else the
-/// temporary folder), twice that with several candidates (spool, then
-/// plaintext for a file destination); time, one read of the input, the
-/// HMACs and AES on up to `jobs` threads, plus one copy of the plaintext for a
-/// descriptor destination.
+/// temporary folder), with several candidates too (the spool is deciphered in
+/// place, or streamed out); time, one read of the input, the HMACs and AES on up
+/// to `jobs` threads, plus one copy of the plaintext for a descriptor
+/// destination (with several candidates: one read of the spool instead).
 public struct VerifiedStream {
     /// Where verified plaintext goes.
     public enum Destination: Sendable {
@@ -89,6 +101,9 @@ public struct VerifiedStream {
     /// A stream that uses up to `jobs` threads.
     public init(jobs: Int = 1) { self.jobs = max(1, jobs) }
 
+    /// Chunks read ahead of the slowest consumer (each `chunkSize` bytes).
+    static let ringSlots = 4
+
     /// Decrypts the message read from `input` (read once, to its end) with the
     /// client's chain, and writes the plaintext to `destination` only once verified.
     /// The client's store is opened only when the message is password-based.
@@ -105,13 +120,15 @@ public struct VerifiedStream {
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
         let total = regular ? before.map { Int($0.st_size) } : nil
+        // A pipe's 64 KiB default wakes the writer and this reader 16 times per chunk.
+        if let before, (before.st_mode & S_IFMT) == S_IFIFO { _ = rws_set_pipe_size(input, Int32(Self.chunkSize)) }
 
-        // One buffer for the whole run: up to 32 held-back bytes (maybe the tag), then a chunk.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Crypto.tagSize + Self.chunkSize, alignment: 16)
-        defer { Crypto.cleanse(buffer); buffer.deallocate() }
-        var filled: Int
-        do { filled = try readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.chunkSize])) } catch { throw .read(error) }
-        let first = Array(buffer[0..<min(filled, 64)])
+        // Each chunk is read once into a slot of the ring; every consumer reads it there.
+        // A slot holds up to 32 held-back bytes of the chunk before (maybe the tag), then a chunk.
+        let ring = ChunkRing(slots: Self.ringSlots, slotSize: Crypto.tagSize + Self.chunkSize)
+        let filled: Int
+        do { filled = try readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: ring.slot(0)[0..<Self.chunkSize])) } catch { throw .read(error) }
+        let first = Array(ring.slot(0)[0..<min(filled, 64)])
         let header: MessageHeader
         do { header = try MessageHeader(parsing: first) } catch {
             if Self.looksLikeBase64Text(first) { throw .base64Text }
@@ -127,55 +144,62 @@ public struct VerifiedStream {
         let single = candidates.count == 1
         let folder: String
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
+        // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
+        // the winner is known. For a file destination it is made in the destination's
+        // folder, to become the destination by `rename`.
         let store: PrivateFile
-        do {
-            store = try PrivateFile(in: single ? folder : temporaryFolder, needsName: single && destination.isFile)
-        } catch { throw .create(error) }
+        do { store = try PrivateFile(in: folder, needsName: destination.isFile) } catch { throw .create(error) }
 
-        // The one pass: every HMAC, and the decipher (one candidate) or the spool.
+        // The one pass: every HMAC, and the decipher (one candidate) or the spool, each a lane
+        // that takes the chunks in order; the lanes run on up to `jobs` threads.
         let authenticators = candidates.map { BodyAuthenticator(header: header, hmacKey: $0.hmacKey) }
         let decipher = single ? BodyDecipher(header: header, encryptionKey: candidates[0].encryptionKey()) : nil
-        let workers = Workers(count: min(jobs, authenticators.count + 1))
-        var plaintext: [UInt8] = []
-        plaintext.reserveCapacity(Self.chunkSize + 2 * Crypto.blockSize)
-        defer { Crypto.cleanse(&plaintext) }
-        let sink = FailureSlot()
-        var start = header.length          // buffer[start..<filled] is read and not yet processed
-        var consumed = filled
-        var atEnd = filled < Self.chunkSize
-        progress?(consumed, total)
-        while true {
-            // Everything but the last 32 bytes read so far is body (they may be the tag).
-            let ready = max(0, filled - start - Crypto.tagSize)
-            if ready > 0 {
-                let body = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + ready)])
-                workers.run(tasks: authenticators.count + 1) { task in
-                    if task < authenticators.count {
-                        authenticators[task].update(body)
-                    } else if let decipher {
-                        plaintext.removeAll(keepingCapacity: true)
-                        decipher.update(body, into: &plaintext)
-                        do throws(SystemError) { try store.write(plaintext) } catch { sink.failure = .write(error) }
-                    } else {
-                        do throws(SystemError) { try store.write(body) } catch { sink.failure = .write(error) }
-                    }
-                }
-                if let failure = sink.failure { throw failure }
+        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize + 2 * Crypto.blockSize, alignment: 16)
+        defer { Crypto.cleanse(plaintext); plaintext.deallocate() }
+        let consume: (Int, UnsafeRawBufferPointer) -> Failure? = { lane, body in
+            if lane < authenticators.count {
+                authenticators[lane].update(body)
+                return nil
             }
-            // Keep what was held back at the front, then read the next chunk after it.
-            let held = filled - start - ready
-            if held > 0, start + ready > 0 { memmove(buffer.baseAddress!, buffer.baseAddress! + start + ready, held) }
-            start = 0
-            filled = held
-            if atEnd { break }
-            let n: Int
-            do { n = try readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[held..<(held + Self.chunkSize)])) } catch { throw .read(error) }
-            filled += n
-            consumed += n
-            atEnd = n < Self.chunkSize
-            progress?(consumed, total)
+            do throws(SystemError) {
+                if let decipher {
+                    let count = decipher.update(body, to: plaintext.baseAddress!)
+                    try store.write(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]))
+                } else {
+                    try store.write(body)
+                }
+            } catch { return .write(error) }
+            return nil
         }
-        let tag = Array(buffer[0..<filled])
+        // The reader. What is held back (maybe the tag) is `held` in slot `heldSlot`.
+        var consumed = filled
+        var heldSlot = 0
+        let firstReady = max(0, filled - header.length - Crypto.tagSize)
+        var held = min(filled, header.length + firstReady)..<filled
+        let firstBody = header.length..<(header.length + firstReady)
+        progress?(consumed, total)
+        let read: (Int) -> ReadResult = { slot in
+            let target = ring.slot(slot)
+            if !held.isEmpty {
+                target.baseAddress!.copyMemory(from: ring.slot(heldSlot).baseAddress! + held.lowerBound, byteCount: held.count)
+            }
+            var n = 0
+            do throws(SystemError) {
+                n = try readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: target[held.count..<(held.count + Self.chunkSize)]))
+            } catch { return .failed(.read(error)) }
+            consumed += n
+            progress?(consumed, total)
+            let filled = held.count + n
+            let ready = max(0, filled - Crypto.tagSize)
+            heldSlot = slot
+            held = ready..<filled
+            return .chunk(0..<ready, last: n < Self.chunkSize)
+        }
+        let lanes = authenticators.count + 1
+        if let failure = ring.run(threads: min(jobs, lanes + 1), lanes: lanes, first: firstBody, firstIsLast: filled < Self.chunkSize, read: read, consume: consume) {
+            throw failure
+        }
+        let tag = Array(ring.slot(heldSlot)[held])
         if regular, let before, let after = try? fileStatus(input), Self.changed(before, after) { throw .inputChanged }
         do { try header.validate(messageLength: consumed) } catch { throw .format(error) }
 
@@ -191,17 +215,29 @@ public struct VerifiedStream {
         let opened = candidates[winner]
 
         // Verified. Finish the plaintext, then release it.
-        let result: PrivateFile
         if let decipher {
-            plaintext.removeAll(keepingCapacity: true)
-            guard decipher.finalize(into: &plaintext) else { throw .notOpened(.badPadding) }
-            do { try store.write(plaintext) } catch { throw .write(error) }
-            result = store
-        } else {
-            result = try Self.decipherSpool(store, header: header, key: opened.encryptionKey(), destination: destination, folder: folder)
+            var last: [UInt8] = []
+            defer { Crypto.cleanse(&last) }
+            guard decipher.finalize(into: &last) else { throw .notOpened(.badPadding) }
+            do { try store.write(last) } catch { throw .write(error) }
+            if case .file(let path) = destination {
+                do { try store.link(as: path) } catch { throw .create(error) }
+            } else {
+                try Self.deliver(to: destination) { fd throws(Failure) in
+                    do throws(SystemError) { try store.copy(to: fd) } catch { throw .write(error) }
+                }
+            }
+            return Opened(openedBy: opened.opener, plaintextSize: store.size)
         }
-        try Self.release(result, to: destination)
-        return Opened(openedBy: opened.opener, plaintextSize: result.size)
+        let spool = SpoolDecipher(spool: store, header: header, key: opened.encryptionKey(), threads: jobs)
+        try spool.checkPadding()
+        if case .file(let path) = destination {
+            try spool.run(to: nil)
+            do { try store.link(as: path) } catch { throw .create(error) }
+        } else {
+            try Self.deliver(to: destination) { fd throws(Failure) in try spool.run(to: fd) }
+        }
+        return Opened(openedBy: opened.opener, plaintextSize: spool.plaintextSize)
     }
 
     /// The candidates in chain order — every form of every password
@@ -241,41 +277,14 @@ public struct VerifiedStream {
         return (candidates, max(names.count, header.isPasswordBased ? 0 : 1))
     }
 
-    /// Deciphers a verified private spool into a new private file (in `folder`
-    /// for a file destination, so that it can be renamed there).
-    private static func decipherSpool(_ spool: PrivateFile, header: MessageHeader, key: SecretBytes, destination: Destination, folder: String) throws(Failure) -> PrivateFile {
-        let output: PrivateFile
-        do { output = try PrivateFile(in: folder, needsName: destination.isFile) } catch { throw .create(error) }
-        let decipher = BodyDecipher(header: header, encryptionKey: key)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        var plaintext: [UInt8] = []
-        plaintext.reserveCapacity(chunkSize + 2 * Crypto.blockSize)
-        defer { Crypto.cleanse(&plaintext) }
-        var offset = 0
-        do throws(SystemError) {
-            while offset < spool.size {
-                let n = try spool.read(at: offset, into: buffer)
-                guard n > 0 else { throw SystemError(code: EIO) }
-                offset += n
-                plaintext.removeAll(keepingCapacity: true)
-                decipher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), into: &plaintext)
-                try output.write(plaintext)
-            }
-        } catch { throw .write(error) }
-        plaintext.removeAll(keepingCapacity: true)
-        guard decipher.finalize(into: &plaintext) else { throw .notOpened(.badPadding) }
-        do { try output.write(plaintext) } catch { throw .write(error) }
-        return output
-    }
-
-    /// Hands verified plaintext to the destination.
-    private static func release(_ file: PrivateFile, to destination: Destination) throws(Failure) {
+    /// Hands verified plaintext to a destination that is not a file to replace: `emit`
+    /// writes it to the descriptor.
+    private static func deliver(to destination: Destination, _ emit: (Int32) throws(Failure) -> Void) throws(Failure) {
         switch destination {
-        case .file(let path):
-            do { try file.link(as: path) } catch { throw .create(error) }
+        case .file:
+            preconditionFailure("a file destination is linked, not written through")
         case .descriptor(let fd):
-            do { try file.copy(to: fd) } catch { throw .write(error) }
+            try emit(fd)
         case .openedLater(let path):
             let fd: Int32
             do { fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) } } catch { throw .create(error) }
@@ -284,12 +293,12 @@ public struct VerifiedStream {
             // its own offset and append mode. Another regular file is replaced in place.
             if let opened = try? fileStatus(fd), (opened.st_mode & S_IFMT) == S_IFREG {
                 if let out = try? fileStatus(STDOUT_FILENO), out.st_dev == opened.st_dev, out.st_ino == opened.st_ino {
-                    do { try file.copy(to: STDOUT_FILENO) } catch { throw .write(error) }
+                    try emit(STDOUT_FILENO)
                     return
                 }
                 guard ftruncate(fd, 0) == 0 else { throw .write(.current) }
             }
-            do { try file.copy(to: fd) } catch { throw .write(error) }
+            try emit(fd)
         }
     }
 
@@ -312,31 +321,312 @@ extension VerifiedStream.Destination {
     var isFile: Bool { if case .file = self { true } else { false } }
 }
 
-/// Runs a chunk's independent tasks (one per HMAC, one for the decipher or the spool) on up to `count` threads.
-private final class Workers: @unchecked Sendable {
-    let count: Int
-    init(count: Int) { self.count = max(1, count) }
+/// What the reader made of the next chunk.
+private enum ReadResult {
+    /// The chunk's body bytes in its slot; `last`: the input has ended.
+    case chunk(Range<Int>, last: Bool)
+    case failed(VerifiedStream.Failure)
+}
 
-    /// Runs `body(0..<tasks)`, each task exactly once, and returns when all are done.
-    /// Tasks touch disjoint state (their own authenticator, or the decipher and its file).
-    func run(tasks: Int, _ body: (Int) -> Void) {
-        guard count > 1, tasks > 1 else {
-            for task in 0..<tasks { body(task) }
-            return
+/// The first pass's schedule: chunks read once into a ring of slots, and lanes (each
+/// candidate's HMAC, the decipher or the spool) that each take every chunk in order.
+///
+/// Any thread runs any lane that has a chunk waiting — the one furthest behind first,
+/// so that slots come free — and only the calling thread reads (and reports progress).
+/// A slot is read into again once every lane is done with its chunk. With one thread,
+/// the calling thread does it all in turn; no other thread is started.
+private final class ChunkRing: @unchecked Sendable {
+    let slots: Int
+    let slotSize: Int
+    private let memory: UnsafeMutableRawBufferPointer
+    // Shared state, touched under `mutex` only.
+    private var bodies: [Range<Int>]
+    private var pending: [Int]
+    private var next: [Int] = []
+    private var busy: [Bool] = []
+    private var published = 0
+    private var readingDone = false
+    private var failure: VerifiedStream.Failure?
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init(slots: Int, slotSize: Int) {
+        self.slots = slots
+        self.slotSize = slotSize
+        memory = .allocate(byteCount: slots * slotSize, alignment: 16)
+        bodies = Array(repeating: 0..<0, count: slots)
+        pending = Array(repeating: 0, count: slots)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        Crypto.cleanse(memory)
+        memory.deallocate()
+        pthread_mutex_destroy(mutex)
+        pthread_cond_destroy(condition)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: memory[(index * slotSize)..<((index + 1) * slotSize)])
+    }
+
+    /// Runs `lanes` lanes over every chunk, starting with the one already in slot 0
+    /// (body `first`); `read(slot)` reads the next chunk into `slot`. Returns the
+    /// first failure of a read or a lane (everything stops at it), nil when done.
+    func run(threads: Int, lanes: Int, first: Range<Int>, firstIsLast: Bool,
+             read: (Int) -> ReadResult, consume: (Int, UnsafeRawBufferPointer) -> VerifiedStream.Failure?) -> VerifiedStream.Failure? {
+        next = Array(repeating: 0, count: lanes)
+        busy = Array(repeating: false, count: lanes)
+        publish(slot: 0, body: first, last: firstIsLast, lanes: lanes)
+        guard threads > 1 else {
+            work(reader: true, lanes: lanes, read: read, consume: consume)
+            return firstFailure()
         }
-        withoutActuallyEscaping(body) { body in
-            let box = UncheckedBox(body)
-            let threads = min(count, tasks)
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                for task in stride(from: thread, to: tasks, by: threads) { box.value(task) }
+        withoutActuallyEscaping(read) { read in
+            withoutActuallyEscaping(consume) { consume in
+                let box = UncheckedBox((read, consume))
+                let group = DispatchGroup()
+                for _ in 1..<threads {
+                    DispatchQueue.global().async(group: group) {
+                        self.work(reader: false, lanes: lanes, read: box.value.0, consume: box.value.1)
+                    }
+                }
+                work(reader: true, lanes: lanes, read: read, consume: consume)
+                group.wait()
             }
+        }
+        return firstFailure()
+    }
+
+    private func firstFailure() -> VerifiedStream.Failure? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return failure
+    }
+
+    /// Called with `mutex` held (or before any other thread exists).
+    private func publish(slot: Int, body: Range<Int>, last: Bool, lanes: Int) {
+        if !body.isEmpty {
+            bodies[slot] = body
+            pending[slot] = lanes
+            published += 1
+        }
+        if last { readingDone = true }
+    }
+
+    private func work(reader: Bool, lanes: Int, read: (Int) -> ReadResult, consume: (Int, UnsafeRawBufferPointer) -> VerifiedStream.Failure?) {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        while failure == nil {
+            let free = published % slots
+            if reader && !readingDone && pending[free] == 0 {
+                pthread_mutex_unlock(mutex)
+                let result = read(free)
+                pthread_mutex_lock(mutex)
+                switch result {
+                case .chunk(let body, let last): publish(slot: free, body: body, last: last, lanes: lanes)
+                case .failed(let error): failure = error
+                }
+                pthread_cond_broadcast(condition)
+                continue
+            }
+            var chosen = -1
+            for lane in 0..<lanes where !busy[lane] && next[lane] < published {
+                if chosen < 0 || next[lane] < next[chosen] { chosen = lane }
+            }
+            if chosen >= 0 {
+                let slot = next[chosen] % slots
+                let body = bodies[slot]
+                busy[chosen] = true
+                pthread_mutex_unlock(mutex)
+                let error = consume(chosen, UnsafeRawBufferPointer(rebasing: self.slot(slot)[body]))
+                pthread_mutex_lock(mutex)
+                busy[chosen] = false
+                next[chosen] += 1
+                pending[slot] -= 1
+                if let error, failure == nil { failure = error }
+                pthread_cond_broadcast(condition)
+                continue
+            }
+            if readingDone && next.allSatisfy({ $0 == published }) { return }
+            pthread_cond_wait(condition, mutex)
         }
     }
 }
 
-/// The first write failure of a chunk's tasks (written by one task, read after they all finish).
-private final class FailureSlot: @unchecked Sendable {
-    var failure: VerifiedStream.Failure?
+/// The second pass with several candidates: the verified spool (the body's ciphertext)
+/// deciphered with the winner's key, in place (it then becomes the destination file) or
+/// to a descriptor in order.
+///
+/// CBC (v1–v3): the last block first, so bad padding is known before any byte is
+/// released; then chunks of whole blocks, each from the ciphertext block before it, on up
+/// to `threads` threads. The counter mode of v0 runs on one thread.
+private final class SpoolDecipher: @unchecked Sendable {
+    let spool: PrivateFile
+    let header: MessageHeader
+    let key: SecretBytes
+    let threads: Int
+    let chunkSize = VerifiedStream.chunkSize
+    /// Body bytes before the last block (CBC), deciphered in chunks.
+    private let bulk: Int
+    private var last: [UInt8] = []
+    private(set) var plaintextSize: Int
+    // Shared state of a run, under `mutex`.
+    private var nextChunk = 0
+    private var nextPrevious: [UInt8] = []
+    private var nextToWrite = 0
+    private var failure: VerifiedStream.Failure?
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init(spool: PrivateFile, header: MessageHeader, key: SecretBytes, threads: Int) {
+        self.spool = spool
+        self.header = header
+        self.key = key
+        self.threads = max(1, threads)
+        bulk = header.isCounterMode ? spool.size : max(0, spool.size - Crypto.blockSize)
+        plaintextSize = spool.size
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        Crypto.cleanse(&last)
+        pthread_mutex_destroy(mutex)
+        pthread_cond_destroy(condition)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    private func read(_ count: Int, at offset: Int) throws(VerifiedStream.Failure) -> [UInt8] {
+        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        defer { raw.deallocate() }
+        var n = 0
+        do throws(SystemError) { n = try spool.read(at: offset, into: raw) } catch { throw .write(error) }
+        guard n == count else { throw .write(SystemError(code: EIO)) }
+        return Array(raw)
+    }
+
+    /// Deciphers the last block and checks its padding (CBC), before anything is released.
+    func checkPadding() throws(VerifiedStream.Failure) {
+        guard !header.isCounterMode else { return }
+        guard spool.size >= Crypto.blockSize, spool.size % Crypto.blockSize == 0 else { throw .format(.badLength) }
+        let previous = bulk >= Crypto.blockSize ? try read(Crypto.blockSize, at: bulk - Crypto.blockSize) : header.iv
+        let block = try read(Crypto.blockSize, at: bulk)
+        guard let plaintext = CBCRanges(key: key).lastBlock(block, previous: previous) else { throw .notOpened(.badPadding) }
+        last = plaintext
+        plaintextSize = bulk + plaintext.count
+    }
+
+    /// Deciphers the whole body: in place when `fd` is nil (the spool is cut to the
+    /// plaintext's size), else written to `fd` in order.
+    func run(to fd: Int32?) throws(VerifiedStream.Failure) {
+        if header.isCounterMode {
+            try runCounterMode(to: fd)
+            return
+        }
+        let chunks = (bulk + chunkSize - 1) / chunkSize
+        nextChunk = 0
+        nextPrevious = header.iv
+        nextToWrite = 0
+        let workers = min(threads, chunks)
+        if workers > 1 {
+            let group = DispatchGroup()
+            for _ in 1..<workers { DispatchQueue.global().async(group: group) { self.work(chunks: chunks, to: fd) } }
+            work(chunks: chunks, to: fd)
+            group.wait()
+        } else if chunks > 0 {
+            work(chunks: chunks, to: fd)
+        }
+        pthread_mutex_lock(mutex)
+        let failure = self.failure
+        pthread_mutex_unlock(mutex)
+        if let failure { throw failure }
+        let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, last.count), alignment: 16)
+        defer { Crypto.cleanse(tail); tail.deallocate() }
+        tail.copyBytes(from: last)
+        let bytes = UnsafeRawBufferPointer(rebasing: tail[0..<last.count])
+        do throws(SystemError) {
+            if let fd {
+                try writeAll(fd, bytes)
+            } else {
+                try spool.write(bytes, at: bulk)
+                try spool.truncate(to: plaintextSize)
+            }
+        } catch { throw .write(error) }
+    }
+
+    private func work(chunks: Int, to fd: Int32?) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { Crypto.cleanse(buffer); buffer.deallocate() }
+        let ranges = CBCRanges(key: key)
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        while failure == nil && nextChunk < chunks {
+            let chunk = nextChunk
+            nextChunk += 1
+            let previous = nextPrevious
+            let start = chunk * chunkSize
+            let count = min(chunkSize, bulk - start)
+            // The block before the next chunk, read while it is still ciphertext: this
+            // chunk, which holds it, is written only after it is taken.
+            if chunk + 1 < chunks {
+                do { nextPrevious = try read(Crypto.blockSize, at: start + count - Crypto.blockSize) } catch {
+                    failure = error
+                    break
+                }
+            }
+            pthread_mutex_unlock(mutex)
+            let space = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+            var error: VerifiedStream.Failure?
+            do throws(SystemError) {
+                if try spool.read(at: start, into: space) != count { throw SystemError(code: EIO) }
+                ranges.decipher(space, previous: previous)
+                if fd == nil { try spool.write(UnsafeRawBufferPointer(space), at: start) }
+            } catch let failed { error = .write(failed) }
+            pthread_mutex_lock(mutex)
+            if let fd, error == nil {
+                while nextToWrite != chunk && failure == nil { pthread_cond_wait(condition, mutex) }
+                if failure != nil { break }
+                pthread_mutex_unlock(mutex)
+                do { try writeAll(fd, UnsafeRawBufferPointer(space)) } catch let failed { error = .write(failed) }
+                pthread_mutex_lock(mutex)
+                nextToWrite += 1
+            }
+            if let error, failure == nil { failure = error }
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    private func runCounterMode(to fd: Int32?) throws(VerifiedStream.Failure) {
+        let decipher = BodyDecipher(header: header, encryptionKey: key)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize + 2 * Crypto.blockSize, alignment: 16)
+        defer {
+            Crypto.cleanse(buffer); buffer.deallocate()
+            Crypto.cleanse(plaintext); plaintext.deallocate()
+        }
+        var offset = 0
+        do throws(SystemError) {
+            while offset < spool.size {
+                let n = try spool.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(chunkSize, spool.size - offset)]))
+                guard n > 0 else { throw SystemError(code: EIO) }
+                let count = decipher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: plaintext.baseAddress!)
+                let bytes = UnsafeRawBufferPointer(rebasing: plaintext[0..<count])
+                if let fd { try writeAll(fd, bytes) } else { try spool.write(bytes, at: offset) }
+                offset += n
+            }
+        } catch { throw .write(error) }
+    }
 }
 
 private struct UncheckedBox<Value>: @unchecked Sendable {

@@ -78,6 +78,22 @@ package final class PrivateFile {
         try result.get()
     }
 
+    /// Overwrites `bytes` at `offset` (within what was written: the size is unchanged).
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(SystemError) {
+        precondition(offset + bytes.count <= size)
+        var done = 0
+        while done < bytes.count {
+            done += try retryingOnInterrupt { pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+        }
+    }
+
+    /// Cuts the file to its first `length` bytes.
+    package func truncate(to length: Int) throws(SystemError) {
+        precondition(length <= size)
+        guard ftruncate(fd, off_t(length)) == 0 else { throw SystemError.current }
+        size = length
+    }
+
     /// Makes the contents durable (`fsync`).
     package func sync() throws(SystemError) {
         guard fsync(fd) == 0 else { throw SystemError.current }

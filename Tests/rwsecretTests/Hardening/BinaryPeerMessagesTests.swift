@@ -43,4 +43,22 @@ struct BinaryPeerMessagesTests {
                     "\(record.peer) v\(record.version) \(record.mode) #\(index): \(result.stderr)")
         }
     }
+
+    @Test("every password record with a wrong password first: several candidates, the spool deciphered in place (-o) or to stdout")
+    func everyRecordThroughTheSpool() throws {
+        let dir = TemporaryFolder()
+        let records = try Self.records().filter { $0.mode != "key" }
+        #expect(records.count > 100)
+        for (index, record) in records.enumerated() {
+            let message = dir.file("m\(index).bin", bytes: record.message)
+            let out = dir.url.appendingPathComponent("out\(index).bin").path
+            let passwords = dir.file("p\(index)", bytes: Array("wrong-first\n".utf8) + record.candidate + [0x0A])
+            var arguments = ["decrypt", "--no-store", "--binary", message, "--iterations", record.iterations, "--password-file", passwords]
+            if index % 2 == 0 { arguments += ["-o", out] }
+            let result = try RWSecretProcess.run(arguments, environment: RWSecretProcess.environment(home: dir.url))
+            let released = index % 2 == 0 ? (FileManager.default.contents(atPath: out) ?? Data()) : result.stdout
+            #expect(result.status == 0 && released == Data(record.plaintext),
+                    "\(record.peer) v\(record.version) \(record.mode) #\(index): \(result.stderr)")
+        }
+    }
 }

@@ -41,6 +41,28 @@ enum Shim {
         }
         """
 
+    /// Appends one line to the file `RWS_THREAD_LOG` for every `pthread_create` of the
+    /// process (Dispatch's workers and every other thread start there): a count of the
+    /// threads a run started, whatever it did with them, independent of timing.
+    static let countThreads = """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <fcntl.h>
+        #include <pthread.h>
+        #include <stdlib.h>
+        #include <unistd.h>
+        int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+            static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+            if (!real) real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+            const char *log = getenv("RWS_THREAD_LOG");
+            if (log) {
+                int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+                if (fd >= 0) { (void)write(fd, "thread\\n", 7); close(fd); }
+            }
+            return real(thread, attributes, start, argument);
+        }
+        """
+
     /// Compiles `source` into a shared object in `folder`; returns its path.
     static func build(_ source: String, named name: String, in folder: URL) throws -> String {
         let c = folder.appendingPathComponent("\(name).c")

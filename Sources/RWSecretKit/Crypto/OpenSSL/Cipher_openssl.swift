@@ -16,8 +16,9 @@ final class Cipher {
     /// Performs the one-time fetch now (see `Crypto.prepare()`).
     static func prepare() { _ = aes256CBC }
 
-    /// Starts a cipher with a 32-byte `key` and a 16-byte `iv`.
-    init(_ direction: Direction, key: some ContiguousByteStorage, iv: some ContiguousByteStorage) {
+    /// Starts a cipher with a 32-byte `key` and a 16-byte `iv`. `padding: false`:
+    /// whole blocks only, every block out at once (a range of a longer body).
+    init(_ direction: Direction, key: some ContiguousByteStorage, iv: some ContiguousByteStorage, padding: Bool = true) {
         guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL EVP_CIPHER_CTX_new failed (out of memory)") }
         context = ctx
         let ok = key.withUnsafeBytes { k in
@@ -29,6 +30,7 @@ final class Cipher {
             }
         }
         precondition(ok == 1, "OpenSSL EVP_CipherInit_ex2 failed")
+        if !padding { EVP_CIPHER_CTX_set_padding(ctx, 0) }
     }
 
     deinit { EVP_CIPHER_CTX_free(context) }
@@ -45,6 +47,17 @@ final class Cipher {
         }
         precondition(ok == 1, "OpenSSL EVP_CipherUpdate failed")
         output.removeLast(output.count - start - Int(written))
+    }
+
+    /// Processes `input` into `output` (room for `input.count + 16` bytes; it may be
+    /// `input`'s own memory, exactly, for in-place work); returns the bytes written.
+    func update(_ input: UnsafeRawBufferPointer, to output: UnsafeMutableRawPointer) -> Int {
+        guard input.count > 0 else { return 0 }
+        var written: Int32 = 0
+        let ok = EVP_CipherUpdate(context, output.assumingMemoryBound(to: UInt8.self), &written,
+                                  input.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(input.count))
+        precondition(ok == 1, "OpenSSL EVP_CipherUpdate failed")
+        return Int(written)
     }
 
     /// Finishes: adds padding (encrypt) or checks and strips it (decrypt).
