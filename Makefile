@@ -9,7 +9,13 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # archive first in STATIC_CXX; without one (no libstdc++.a found), it stays dynamic.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.a; gcc -print-file-name=libstdc++.a) 2>/dev/null)))
-RELEASE_FLAGS := -c release --static-swift-stdlib $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX))
+# Start-up (scripts/startup-cost.sh measures it): `--disable-local-rpath` drops SwiftPM's
+# RUNPATH $ORIGIN, which made the loader try 14 paths beside the binary before finding
+# libcrypto, libm, libgcc_s and libc where they are; lld (the toolchain's) packs the ~39,000
+# relative relocations into DT_RELR (`-z pack-relative-relocs`, glibc 2.36+), which gold
+# cannot. Still a PIE: the binary keeps address-space randomisation.
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+  -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX))
 # The static binary `make release` builds is copied here at once: `make man` (the argument
 # parser's plugin) rebuilds .build/release/rwsecret without the static flags, so `install`
 # must never take that one.
@@ -83,13 +89,16 @@ sanitize: deps
 demo: build
 	@bash Fixtures/demo.sh "$$($(SWIFT) build --show-bin-path)/rwsecret"
 
-## bench: the performance figures (release build), beside PyPI rncryptor's (installed with pip if missing)
+## bench: the performance figures (release build), beside PyPI rncryptor's (installed with pip if missing),
+## then the static binary's start-up cost (scripts/startup-cost.sh: callgrind instructions outside
+## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing)
 bench: deps static-cxx
 	@python3 -c 'import rncryptor' 2>/dev/null || python3 -m pip install --quiet rncryptor 2>/dev/null || \
 	  echo "note: PyPI rncryptor could not be installed; the bench prints its figures only when it is importable"
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	"$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
+	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
 
 ## spark-deps: PySpark, pandas and pyarrow from PyPI in a virtual environment under the build folder, and Java
 SPARK_VENV := $(CURDIR)/.build/spark-venv

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Proves that `make install` installed the static release binary: no libswift* among its
-# NEEDED libraries, no RUNPATH into the toolchain, and it runs (decrypts the demo messages)
+# NEEDED libraries, no RUNPATH into the toolchain, the start-up facts of check-startup.sh, and it runs (decrypts the demo messages)
 # with the Swift toolchain out of reach. Run by `make test` (target check-install).
 # Usage: check-installed-binary.sh ROOT BIN TOOLCHAIN_DIR   (ROOT: DESTDIR+PREFIX)
 set -u
@@ -26,6 +26,9 @@ case " $needed" in *" libswift"*|*" libFoundation"*|*" libdispatch"*|*" libBlock
   fail "the installed binary needs the Swift runtime: $needed" ;; esac
 runpath=$(printf '%s\n' "$dynamic" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
 case "$runpath" in *"$toolchain"*|*/swift*) fail "the installed binary's RUNPATH points into the toolchain: $runpath" ;; esac
+# No RUNPATH at all, PIE with DT_RELR, no failed library open, openssl.cnf not read.
+startup=$(sh "$(dirname "$0")/check-startup.sh" "$bin") || fail "${startup#FAILED: }"
+echo "$startup"
 
 # Run it where the toolchain cannot be found: a private mount namespace with an empty
 # tmpfs over the toolchain's folder (root, or an unprivileged user namespace).
@@ -46,4 +49,4 @@ else
   where="with an empty environment (could not hide $toolchain: no mount namespace)"
 fi
 [ "$out" = "$(cat "$expected")" ] || fail "the installed binary printed '$out', not the demo plaintexts"
-echo "static: no libswift* NEEDED, no RUNPATH into the toolchain; decrypted the demo messages $where"
+echo "static: no libswift* NEEDED, no RUNPATH into the toolchain; decrypted the demo messages $where; ${startup#start-up: }"

@@ -31,6 +31,10 @@ extension Crypto {
         precondition(iterations >= 1 && keyLength >= 1, "PBKDF2 needs at least one iteration and one byte")
         precondition(iterations <= Int(UInt32.max), "PBKDF2 iteration count out of range")
         guard !requests.isEmpty else { return [] }
+        // A password longer than 64 bytes is hashed with OpenSSL's SHA1(), which in OpenSSL 3
+        // goes through EVP and would initialise the library itself, configuration included,
+        // if the set-up thread had not done it yet (scripts/check-startup.sh holds it back).
+        initializeOpenSSL()
         let blocksPerKey = (keyLength + 19) / 20
         let chainCount = requests.count * blocksPerKey
         let words = UnsafeMutablePointer<UInt32>.allocate(capacity: chainCount * chainWords)
