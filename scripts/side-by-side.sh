@@ -53,6 +53,10 @@ else
   else echo "side-by-side: note: PyPI rncryptor could not be installed (offline?); its rows are left out" >&2; fi
 fi
 
+# The interpreter itself, not a wrapper (a pyenv shim is a shell script that execs it: it
+# would add its own start-up to every sample, and valgrind would lose the process at exec).
+[ -z "$PYPI_PYTHON" ] || PYPI_PYTHON=$("$PYPI_PYTHON" -c 'import sys; print(sys.executable)')
+
 # The per-process floor of a C program linked with libcrypto (our own, tiny).
 FLOOR=$PEERS_DIR/floor
 if [ ! -x "$FLOOR" ] || [ scripts/side-by-side/floor.c -nt "$FLOOR" ]; then
