@@ -405,7 +405,7 @@ def many_messages():
     for c in cs:
         count = m if c.name.startswith("PyPI") else n
         per = cpu(c) / count
-        emit(f"| {c.name} | {count} | {ms(wall(c))} | {ms(cpu(c))} | {per * 1e3:.2f} ms | {ratio(per, per1)} | {c.how} |")
+        emit(f"| {c.name} | {count} | {ms(wall(c))} | {ms(cpu(c))} | {'–' if per != per else f'{per * 1e3:.2f} ms'} | {ratio(per, per1)} | {c.how} |")
     emit()
 
 
