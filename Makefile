@@ -23,7 +23,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test check-install check-consumer demo bench man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test check-install check-consumer demo bench bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -99,6 +99,12 @@ bench: deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	"$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+
+## bench-peers: the side-by-side (scripts/side-by-side.sh): rwsecret, RNCryptor-C's rn_decrypt (RN_DECRYPT=PATH,
+## built outside this repository), PyPI rncryptor (installed into a venv under .build when missing) and
+## OpenSSL's own tools, round-robin in one run, every output checked; SIZES="16 256 1024" (MiB), QUICK=1
+bench-peers: release
+	bash scripts/side-by-side.sh "$(DIST)/rwsecret"
 
 ## spark-deps: PySpark, pandas and pyarrow from PyPI in a virtual environment under the build folder, and Java
 SPARK_VENV := $(CURDIR)/.build/spark-venv
