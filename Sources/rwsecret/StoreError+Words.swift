@@ -41,6 +41,9 @@ extension StoreError {
             return "\(description); remove it if you did not put it there"
         case .sessionKeyring(_, let code) where code == ENOSYS || code == EPERM:
             return "\(description); use RWSECRET_VAULT_PASSPHRASE or the prompt instead"
+        case .unavailable, .locked:
+            // The library says the vault is the alternative; the tool says how to choose it.
+            return description.hasSuffix(StoreError.vaultAlternative) ? description + ": --store file" : description
         default:
             return description
         }

@@ -21,9 +21,6 @@ public final class KeyringPasswordStore: PasswordStore {
     /// The kind of store.
     public var kind: StoreKind { .keyring }
 
-    /// What to do about a locked keyring.
-    package static var lockedAdvice: String { SecretServiceClient.lockedAdvice }
-
     /// Opens the keyring's default collection. A locked collection still opens
     /// (so `status` can report it); its operations then throw `locked`.
     /// - Parameters:

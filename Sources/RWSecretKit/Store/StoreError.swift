@@ -68,6 +68,12 @@ public enum FileKind: String, Sendable, Equatable {
     }
 }
 
+extension StoreError {
+    /// The end of a keyring error's advice: the vault is the other store (a caller names
+    /// how to choose it; the tool adds `--store file`).
+    package static let vaultAlternative = "or keep passwords in the encrypted vault instead"
+}
+
 extension StoreError: CustomStringConvertible {
     /// A short English description, without secrets.
     public var description: String {

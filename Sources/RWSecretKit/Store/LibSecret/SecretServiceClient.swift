@@ -159,7 +159,7 @@ final class SecretServiceClient: @unchecked Sendable {
         return Self.storeError(domain: domain, code: error.pointee.code, message: message, operation: operation)
     }
 
-    static let vaultAdvice = "or keep passwords in the encrypted vault instead: --store file"
+    static let vaultAdvice = StoreError.vaultAlternative
 
     /// The libsecret errors a user can act on, as advice (see ../shared/notes/keyring-headless.md).
     static func storeError(domain: String, code: Int32, message: String, operation: String) -> StoreError {
