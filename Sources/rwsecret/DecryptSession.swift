@@ -116,15 +116,11 @@ final class DecryptSession: @unchecked Sendable {
                 throw error
             }
             guard let head else {
-                if !message.header.isPasswordBased {
-                    pipeline.submit(result: .message(place, .failure(.message(.needsKey)), hint: nil))
-                    continue
-                }
-                if let hint = emptyChainHint {
+                if message.header.isPasswordBased, let hint = emptyChainHint {
                     emptyChainHint = nil
                     pipeline.synchronized { writer.runLine(hint()) }
                 }
-                pipeline.submit(result: .message(place, .failure(.message(.noPasswordOpened(tried: 0))), hint: nil))
+                pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
             queue { [gate] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }

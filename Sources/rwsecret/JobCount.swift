@@ -161,8 +161,7 @@ struct JobCount {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { raw in (try? readFully(fd, into: raw)) ?? -1 }
-        guard count >= 0 else { return nil }
+        guard let count = try? readFully(fd, into: &bytes) else { return nil }
         return Array(bytes[0..<count])
     }
 }

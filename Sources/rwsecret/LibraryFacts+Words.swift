@@ -19,8 +19,7 @@ extension Opener {
 extension ValidationFailure {
     /// The failure as the tool prints it: a broken character class names its option (`--require numeric`).
     var words: String {
-        if domain == CharacterClassValidator.domain, CharacterClassValidator.Requirement.allCases.indices.contains(code - 1) {
-            let requirement = CharacterClassValidator.Requirement.allCases[code - 1]
+        if let requirement = CharacterClassValidator.requirement(brokenBy: self) {
             return "\(failureDescription) (--require \(requirement.rawValue) allows only \(requirement.wording))"
         }
         return description

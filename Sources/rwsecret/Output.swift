@@ -42,11 +42,7 @@ final class Output: @unchecked Sendable {
         defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
         ProgressLine.eraseBeforeWriting(to: fd)  // never text after the progress line on one terminal line
-        var failure: SystemError?
-        buffer.withUnsafeBytes { bytes in
-            do throws(SystemError) { try writeAll(fd, bytes) } catch { failure = error }
-        }
-        if let error = failure {
+        do throws(SystemError) { try writeAll(fd, buffer) } catch {
             failed = true
             errorCode = error.code
             brokenPipe = error.isBrokenPipe

@@ -35,11 +35,8 @@ enum RunPasswords {
         var chunk = [UInt8](repeating: 0, count: 1 << 12)
         defer { Crypto.cleanse(&chunk) }
         while true {
-            var failure: SystemError?
-            let n = chunk.withUnsafeMutableBytes { raw in
-                do throws(SystemError) { return try readFully(fd, into: raw) } catch { failure = error; return -1 }
-            }
-            if let error = failure {
+            let n: Int
+            do throws(SystemError) { n = try readFully(fd, into: &chunk) } catch {
                 throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             if n == 0 { break }

@@ -19,12 +19,6 @@ struct StoreSelector: Sendable {
         let vaultPath: String?
         /// Why this store, for `status` and `--verbose`.
         let reason: String
-
-        init(kind: StoreKind, vaultPath: String?, reason: String) {
-            self.kind = kind
-            self.vaultPath = vaultPath
-            self.reason = reason
-        }
     }
 
     /// Bad usage (exit 64): conflicting or unknown store options.
@@ -129,7 +123,7 @@ struct StoreSelector: Sendable {
     /// `$XDG_RUNTIME_DIR/rwsecret.lock`, or beside the default vault when there is no runtime folder.
     func keyringLockPath() -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rwsecret.lock" }
-        return StoreFiles.folder(of: Self.defaultVaultPath(environment)) + "/rwsecret.lock"
+        return folder(of: Self.defaultVaultPath(environment)) + "/rwsecret.lock"
     }
 
     private static func home(_ environment: [String: String]) -> String {

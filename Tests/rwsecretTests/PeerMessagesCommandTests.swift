@@ -27,9 +27,7 @@ struct PeerMessagesCommandTests {
         rows.first { $0[0] == peer && $0[1] == version && $0[8] == note && $0[6] == "48656c6c6f2066726f6d20612070656572" }
     }
 
-    static func text(hex: String) -> String { String(decoding: stride(from: 0, to: hex.count, by: 2).map {
-        UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
-    }, as: UTF8.self) }
+    static func text(hex: String) -> String { String(decoding: Hex.decode(hex), as: UTF8.self) }
 
     @Test("messages from PHP (v0, v1, v2), Ruby v2, JSCryptor, PyPI and RNCryptor-C open with the passwords as typed")
     func peerDialects() throws {

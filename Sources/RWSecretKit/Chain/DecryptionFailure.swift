@@ -16,6 +16,14 @@ public enum DecryptionFailure: Error, Sendable, Equatable {
     case noPasswordOpened(tried: Int)
 }
 
+extension DecryptionFailure {
+    /// What the end of a chain reports for a message with `header` that no handler
+    /// opened: no password did (`tried` of them), or a key-based message met no key.
+    public static func endOfChain(for header: MessageHeader, tried: Int = 0) -> DecryptionFailure {
+        header.isPasswordBased ? .noPasswordOpened(tried: tried) : .needsKey
+    }
+}
+
 extension DecryptionFailure: CustomStringConvertible {
     /// A short English reason, without secrets.
     public var description: String {

@@ -74,7 +74,7 @@ extension DecryptionHandler {
     /// password opened it (`tried` of them), or a key-based message met no key.
     public func passOn(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
         if let next { return next.handle(message, walk: walk) }
-        return .failure(message.header.isPasswordBased ? .noPasswordOpened(tried: walk.tried) : .needsKey)
+        return .failure(.endOfChain(for: message.header, tried: walk.tried))
     }
 
     /// Every candidate of this handler and its successors for a message with `header`, in chain order.

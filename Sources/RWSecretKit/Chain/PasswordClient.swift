@@ -70,7 +70,7 @@ public final class PasswordClient: PasswordStoreObserver {
     /// password that opened it to the front.
     public func decrypt(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) throws -> Result<Decrypted, DecryptionFailure> {
         guard let head = try chainHead(for: message.header) else {
-            return .failure(message.header.isPasswordBased ? .noPasswordOpened(tried: 0) : .needsKey)
+            return .failure(.endOfChain(for: message.header))
         }
         let result = head.handle(message, parallelism: parallelism, gate: gate)
         if case .success(let decrypted) = result { messageFinished(openedBy: decrypted.openedBy) }

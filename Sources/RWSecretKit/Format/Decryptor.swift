@@ -29,32 +29,29 @@ public final class Decryptor {
     /// Feeds the next bytes of the message. Releases nothing: a malformed header or
     /// the wrong kind of credential throws here, everything else at `finalize()`.
     public func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) {
-        var result: Result<[UInt8], RNCryptorError> = .success([])
-        data.withUnsafeBytes { raw in result = Result { () throws(RNCryptorError) in try engine.update(raw) } }
+        try hold { () throws(RNCryptorError) in try engine.update(data) }
+    }
+
+    /// Verifies the HMAC (in constant time), then the padding, and returns the whole
+    /// plaintext; throws (and wipes what it held) when the message does not verify.
+    public func finalize() throws(RNCryptorError) -> [UInt8] {
+        try hold { () throws(RNCryptorError) in try engine.finalize() }
+        let plaintext = held
+        held.removeAll()
+        return plaintext
+    }
+
+    /// Adds what the engine deciphers to the held plaintext (wiping the engine's copy);
+    /// when the engine throws, wipes everything held.
+    private func hold(_ deciphered: () throws(RNCryptorError) -> [UInt8]) throws(RNCryptorError) {
         do {
-            var more = try result.get()
+            var more = try deciphered()
             held.append(contentsOf: more)
             Crypto.cleanse(&more)
         } catch {
             Crypto.cleanse(&held)
             throw error
         }
-    }
-
-    /// Verifies the HMAC (in constant time), then the padding, and returns the whole
-    /// plaintext; throws (and wipes what it held) when the message does not verify.
-    public func finalize() throws(RNCryptorError) -> [UInt8] {
-        do {
-            var last = try engine.finalize()
-            held.append(contentsOf: last)
-            Crypto.cleanse(&last)
-        } catch {
-            Crypto.cleanse(&held)
-            throw error
-        }
-        let plaintext = held
-        held.removeAll()
-        return plaintext
     }
 }
 

@@ -71,6 +71,20 @@ extension Result where Success == [UInt8], Failure == RNCryptorError {
         }
     }
 
+    /// Whether this one-shot outcome and an incremental decryptor's agree: the same
+    /// plaintext, or the same error — except that the incremental decryptor checks the
+    /// credential kind as soon as the header is complete, before it can know the length,
+    /// so it may say key-/password-based where one-shot says too short or bad length.
+    package func agrees(withIncremental incremental: Self) -> Bool {
+        switch (self, incremental) {
+        case (.success(let a), .success(let b)): return a == b
+        case (.failure(let a), .failure(let b)):
+            if a == b { return true }
+            return [.tooShort, .badLength].contains(a) && [.keyBasedMessage, .passwordBasedMessage].contains(b)
+        default: return false
+        }
+    }
+
     /// Short, for failure messages: "decrypted 12 bytes", or the error's description.
     package var summary: String {
         switch self {

@@ -245,7 +245,7 @@ public struct VerifiedStream {
     private static func candidates(for header: MessageHeader, head: (any DecryptionHandler)?) throws(Failure) -> (candidates: [Candidate], passwords: Int) {
         let offered = head?.chainCandidates(for: header) ?? []
         guard !offered.isEmpty else {
-            throw .notOpened(header.isPasswordBased ? .noPasswordOpened(tried: 0) : .needsKey)
+            throw .notOpened(.endOfChain(for: header))
         }
         // Password forms' HMAC keys in one batch per iteration count (one count per chain in practice).
         var hmacKeys: [Int: SecretBytes] = [:]

@@ -92,9 +92,6 @@ package enum StoreFiles {
     /// The text of the current `errno`.
     static func errnoText() -> String { String(cString: strerror(errno)) }
 
-    /// The folder part of `path` ("." when there is none).
-    package static func folder(of path: String) -> String { RWSecretKit.folder(of: path) }
-
     /// The status of `fd`, an opened store file that must be a regular file; otherwise
     /// `fd` is closed and `notRegular` (given what it is) or an I/O error (`failing: why`) is thrown.
     static func regularFileStatus(_ fd: Int32, failing: @autoclosure () -> String,
@@ -120,7 +117,7 @@ package enum StoreFiles {
 
     /// Creates the missing folders above `path` with mode 0700; existing folders are left as they are.
     static func createFolders(for path: String) throws(StoreError) {
-        let folder = folder(of: path)
+        let folder = RWSecretKit.folder(of: path)
         var isFolder = stat()
         if stat(folder, &isFolder) == 0 { return }
         try createFolders(for: folder)

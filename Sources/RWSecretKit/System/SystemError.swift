@@ -46,6 +46,26 @@ package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Syste
     }
 }
 
+/// Writes all of `bytes` to `fd` (`writeAll` on the array's storage).
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+    var failure: SystemError?
+    bytes.withUnsafeBytes { raw in
+        do throws(SystemError) { try writeAll(fd, raw) } catch { failure = error }
+    }
+    if let failure { throw failure }
+}
+
+/// Reads from `fd` until `bytes` is full or the end of the input (`readFully` on the
+/// array's storage); returns how many bytes were read.
+package func readFully(_ fd: Int32, into bytes: inout [UInt8]) throws(SystemError) -> Int {
+    var failure: SystemError?
+    let count = bytes.withUnsafeMutableBytes { raw in
+        do throws(SystemError) { return try readFully(fd, into: raw) } catch { failure = error; return 0 }
+    }
+    if let failure { throw failure }
+    return count
+}
+
 /// Reads from `fd` until `buffer` is full or the end of the input; returns how many bytes were read.
 package func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
     var done = 0

@@ -35,6 +35,15 @@ public struct CharacterClassValidator: PasswordValidator {
     /// The class of characters allowed.
     public let requirement: Requirement
 
+    /// The requirement a failure of this validator broke; nil for any other failure.
+    public static func requirement(brokenBy failure: ValidationFailure) -> Requirement? {
+        guard failure.domain == domain else { return nil }
+        return Requirement.allCases.first { code(of: $0) == failure.code }
+    }
+
+    /// One code per class (1 alpha, 2 numeric, 3 alphanumeric), so that a caller knows which rule was broken.
+    private static func code(of requirement: Requirement) -> Int { Requirement.allCases.firstIndex(of: requirement)! + 1 }
+
     /// A validator that allows only `requirement`'s characters.
     public init(_ requirement: Requirement) { self.requirement = requirement }
 
@@ -42,8 +51,7 @@ public struct CharacterClassValidator: PasswordValidator {
     public func validate(_ password: SecretBytes) -> ValidationFailure? {
         let allowed = password.withUnsafeBytes { $0.allSatisfy(requirement.allows) }
         guard !allowed else { return nil }
-        // One code per class (1 alpha, 2 numeric, 3 alphanumeric), so that a caller knows which rule it broke.
-        return ValidationFailure(domain: Self.domain, code: Requirement.allCases.firstIndex(of: requirement)! + 1,
+        return ValidationFailure(domain: Self.domain, code: Self.code(of: requirement),
                                  description: "the password has characters other than \(requirement.wording)",
                                  reason: "the \(requirement.rawValue) requirement allows only \(requirement.wording)")
     }

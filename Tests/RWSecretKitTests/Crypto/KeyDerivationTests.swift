@@ -145,7 +145,7 @@ struct KeyDerivationTests {
     }
 
     private func hex(_ bytes: SecretBytes) -> String {
-        bytes.withUnsafeBytes { $0.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+        bytes.withUnsafeBytes { Hex.encode($0) }
     }
 }
 

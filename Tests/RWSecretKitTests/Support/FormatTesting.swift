@@ -97,17 +97,6 @@ enum Expected {
         structural(count: length, headerLength: headerLength) ?? .hmacMismatch
     }
 
-    /// One-shot and incremental decryption must agree: the same plaintext, or the same error —
-    /// except that the incremental decryptor checks the credential kind as soon as the header is
-    /// complete, before it can know the length, so it may say key-/password-based where
-    /// one-shot says too short or bad length.
-    static func agree(_ oneShot: Outcome, _ incremental: Outcome) -> Bool {
-        switch (oneShot, incremental) {
-        case (.success(let a), .success(let b)): return a == b
-        case (.failure(let a), .failure(let b)):
-            if a == b { return true }
-            return [.tooShort, .badLength].contains(a) && [.keyBasedMessage, .passwordBasedMessage].contains(b)
-        default: return false
-        }
-    }
+    /// One-shot and incremental decryption must agree (`DecryptionOutcome.agrees(withIncremental:)`).
+    static func agree(_ oneShot: Outcome, _ incremental: Outcome) -> Bool { oneShot.agrees(withIncremental: incremental) }
 }
