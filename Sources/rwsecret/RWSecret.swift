@@ -36,7 +36,8 @@ struct RWSecret: ParsableCommand {
         // For measurements: force a PBKDF2 code path (the library reads no environment).
         if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
         SecretEnvironment.take()
-        // decrypt and encrypt will need OpenSSL's set-up (~3 ms): let the other core do it
+        // decrypt and encrypt will need OpenSSL's set-up (small since no provider fetch is made,
+        // but the library's initialisation still reads /proc and the CPU's features): let the other core do it
         // while the arguments are parsed. No other command touches EVP. A run of one job
         // uses one thread: there, the set-up happens when first needed.
         let arguments = Array(CommandLine.arguments.dropFirst())

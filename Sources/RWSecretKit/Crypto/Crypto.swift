@@ -16,8 +16,8 @@ public enum Crypto {
     /// The size of an HMAC-SHA256 tag.
     public static let tagSize = 32
 
-    /// Does OpenSSL's one-time set-up (provider initialisation, the HMAC and
-    /// AES-256-CBC fetches: about 3 ms per process) and the KDF's choice of kernel.
+    /// Does OpenSSL's one-time set-up (library initialisation, the AES-256-CBC and SHA-256
+    /// methods: no provider fetch, about 0.2 M instructions) and the KDF's choice of kernel.
     ///
     /// Everything here happens lazily on first use anyway; a caller that knows it
     /// is about to decrypt can call this on another thread to overlap the set-up

@@ -5,7 +5,7 @@ internal import Glibc
 internal import Darwin
 #endif
 
-/// An incremental HMAC over OpenSSL's `EVP_MAC`, SHA-256 (or SHA-1 for RNCryptor v0);
+/// An incremental HMAC over OpenSSL's `HMAC_CTX`, SHA-256 (or SHA-1 for RNCryptor v0);
 /// one instance per key and message.
 final class Authenticator {
     /// The hash under the HMAC.
@@ -13,49 +13,51 @@ final class Authenticator {
         case sha256, sha1
         /// The tag's size in bytes.
         var tagSize: Int { self == .sha256 ? 32 : 20 }
-        fileprivate var name: UnsafeMutablePointer<CChar> { self == .sha256 ? Authenticator.sha256Name : Authenticator.sha1Name }
+        fileprivate var method: OpaquePointer { self == .sha256 ? Authenticator.sha256 : Authenticator.sha1 }
     }
 
-    // Fetched once per process: the fetch is the costly part and the EVP_MAC is shareable.
-    nonisolated(unsafe) private static let hmac: OpaquePointer = {
+    // Made once per process and shared (read-only) by every context: OpenSSL's built-in
+    // SHA-256 and SHA-1 through their legacy method tables (no provider fetch; see
+    // rws_legacy_digest in COpenSSL's shim.h), or fetched where the build has none.
+    nonisolated(unsafe) private static let sha256: OpaquePointer = {
         Crypto.initializeOpenSSL()
-        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { fatalError("OpenSSL has no HMAC implementation") }
-        return mac
+        guard let md = rws_legacy_sha256() ?? EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("OpenSSL has no SHA-256") }
+        return md
     }()
-    nonisolated(unsafe) fileprivate static let sha256Name: UnsafeMutablePointer<CChar> = strdup("SHA256")!
-    nonisolated(unsafe) fileprivate static let sha1Name: UnsafeMutablePointer<CChar> = strdup("SHA1")!
-    // The parameter's key must outlive the call too: OpenSSL reads it in EVP_MAC_init, after a
-    // Swift string literal's temporary C string is gone (AddressSanitizer: use after free).
-    nonisolated(unsafe) private static let digestKey: UnsafeMutablePointer<CChar> = strdup("digest")!
+    nonisolated(unsafe) private static let sha1: OpaquePointer = {
+        Crypto.initializeOpenSSL()
+        guard let md = rws_legacy_sha1() ?? EVP_MD_fetch(nil, "SHA1", nil) else { fatalError("OpenSSL has no SHA-1") }
+        return md
+    }()
 
     private let context: OpaquePointer
     private let tagSize: Int
 
-    /// Performs the one-time fetch now (see `Crypto.prepare()`).
-    static func prepare() { _ = hmac }
+    /// Makes the SHA-256 method now (see `Crypto.prepare()`).
+    static func prepare() { _ = sha256 }
 
     /// Starts an HMAC (SHA-256 unless told otherwise) keyed with `key`.
     init(key: some ContiguousByteStorage, digest: Digest = .sha256) {
-        guard let ctx = EVP_MAC_CTX_new(Self.hmac) else { fatalError("OpenSSL EVP_MAC_CTX_new failed (out of memory)") }
+        guard let ctx = HMAC_CTX_new() else { fatalError("OpenSSL HMAC_CTX_new failed (out of memory)") }
         context = ctx
         tagSize = digest.tagSize
-        var params = [
-            OSSL_PARAM_construct_utf8_string(Self.digestKey, digest.name, 0),
-            OSSL_PARAM_construct_end(),
-        ]
         let ok = key.withUnsafeBytes { raw in
-            EVP_MAC_init(ctx, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &params)
+            // A zero-length key still needs a non-NULL pointer: NULL means "keep the old key".
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { empty in
+                HMAC_Init_ex(ctx, raw.count > 0 ? raw.baseAddress! : UnsafeRawPointer(empty.baseAddress!),
+                             Int32(raw.count), digest.method, nil)
+            }
         }
-        precondition(ok == 1, "OpenSSL EVP_MAC_init failed")
+        precondition(ok == 1, "OpenSSL HMAC_Init_ex failed")
     }
 
-    deinit { EVP_MAC_CTX_free(context) }
+    deinit { HMAC_CTX_free(context) }
 
     /// Adds `bytes` to the authenticated data.
     func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        let ok = EVP_MAC_update(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        precondition(ok == 1, "OpenSSL EVP_MAC_update failed")
+        let ok = HMAC_Update(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        precondition(ok == 1, "OpenSSL HMAC_Update failed")
     }
 
     /// Adds `bytes` to the authenticated data.
@@ -66,9 +68,9 @@ final class Authenticator {
     /// The tag (32 bytes for SHA-256, 20 for SHA-1). The authenticator cannot be used afterwards.
     func finalize() -> [UInt8] {
         var tag = [UInt8](repeating: 0, count: tagSize)
-        var written = 0
-        let ok = tag.withUnsafeMutableBytes { EVP_MAC_final(context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &written, $0.count) }
-        precondition(ok == 1 && written == tagSize, "OpenSSL EVP_MAC_final failed")
+        var written: UInt32 = 0
+        let ok = tag.withUnsafeMutableBytes { HMAC_Final(context, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &written) }
+        precondition(ok == 1 && Int(written) == tagSize, "OpenSSL HMAC_Final failed")
         return tag
     }
 

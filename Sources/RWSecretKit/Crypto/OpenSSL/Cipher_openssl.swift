@@ -4,16 +4,19 @@ internal import COpenSSL
 final class Cipher {
     enum Direction { case encrypt, decrypt }
 
-    // Explicitly fetched once: an implicit fetch on every init costs a lookup per message.
+    // Made once: OpenSSL's built-in AES-256-CBC through its legacy method table (no provider
+    // fetch; see rws_legacy_cipher in COpenSSL's shim.h), or fetched where the build has none.
     nonisolated(unsafe) private static let aes256CBC: OpaquePointer = {
         Crypto.initializeOpenSSL()
-        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil) else { fatalError("OpenSSL has no AES-256-CBC") }
+        guard let cipher = rws_legacy_cipher(EVP_aes_256_cbc()) ?? EVP_CIPHER_fetch(nil, "AES-256-CBC", nil) else {
+            fatalError("OpenSSL has no AES-256-CBC")
+        }
         return cipher
     }()
 
     private let context: OpaquePointer
 
-    /// Performs the one-time fetch now (see `Crypto.prepare()`).
+    /// Makes the cipher's method now (see `Crypto.prepare()`).
     static func prepare() { _ = aes256CBC }
 
     /// Starts a cipher with a 32-byte `key` and a 16-byte `iv`. `padding: false`:

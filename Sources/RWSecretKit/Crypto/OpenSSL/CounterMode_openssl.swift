@@ -11,7 +11,9 @@ internal import Darwin
 final class LittleEndianCounterCipher {
     nonisolated(unsafe) private static let aes256ECB: OpaquePointer = {
         Crypto.initializeOpenSSL()
-        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-ECB", nil) else { fatalError("OpenSSL has no AES-256-ECB") }
+        guard let cipher = rws_legacy_cipher(EVP_aes_256_ecb()) ?? EVP_CIPHER_fetch(nil, "AES-256-ECB", nil) else {
+            fatalError("OpenSSL has no AES-256-ECB")
+        }
         return cipher
     }()
 
