@@ -3,6 +3,9 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11
+# `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
+# and count instructions under callgrind.
+TEST_APT_PACKAGES := strace valgrind
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
 # needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the
@@ -29,7 +32,7 @@ all: build
 
 ## deps: install the Debian packages that are missing (with sudo when not root)
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@missing=""; for p in $(APT_PACKAGES) $(EXTRA_APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -54,6 +57,7 @@ static-cxx:
 ## test: the test command (CI runs it): installs what is missing, builds, runs every test,
 ## checks that `make install` installs a static binary, and ends with a short summary
 ## (counts, every skipped test and why). The full output is kept in .build/test-output.txt.
+test: EXTRA_APT_PACKAGES = $(TEST_APT_PACKAGES)
 test: deps
 	$(SWIFT) build --build-tests
 	@mkdir -p .build; { $(SWIFT) test 2>&1; echo $$? > .build/test-status; } | tee .build/test-output.txt
