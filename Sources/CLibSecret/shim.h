@@ -181,7 +181,12 @@ static inline int rws_name_has_owner(const rws_libsecret *api, const char *name,
     GVariant *reply = api->g_dbus_connection_call_sync(
         bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
         parameters, NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL, error);
-    api->g_object_unref(bus);
+    // The first connection is kept for the life of the process: GLib closes its shared
+    // session-bus connection with the last reference, and libsecret would then connect and
+    // authenticate a second time (a test counts the connects).
+    static GDBusConnection *kept;
+    GDBusConnection *none = NULL;
+    if (!__atomic_compare_exchange_n(&kept, &none, bus, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) api->g_object_unref(bus);
     if (reply == NULL) return -1;
     GVariant *value = api->g_variant_get_child_value(reply, 0);
     int owned = api->g_variant_get_boolean(value) ? 1 : 0;

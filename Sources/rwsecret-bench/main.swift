@@ -191,6 +191,7 @@ let decryptSection = Section(
 /// `rwsecret` binary and print last: section `cli` (CommandLineBench.swift).
 let sections: [Section] = [kdfSection, decryptSection]
 let cliSection = (name: "cli", summary: "whole process: one small message vs PyPI, 1,000 messages at --jobs 1 vs default")
+let keyringSection = (name: "keyring", summary: "whole process: one small message, its password in a real gnome-keyring (private bus) vs --no-store --password-file")
 let binarySection = (name: "binary", summary: "whole process: 256 MiB and 1 GiB --binary (1 or 3 candidates, file or pipe, -o or stdout, --jobs 1) against floors, CPU and peak RSS")
 
 // MARK: - Run
@@ -208,13 +209,14 @@ while let argument = arguments.popFirst() {
     case "--list":
         for section in sections { print("\(pad(section.name, 10)) \(section.summary)") }
         print("\(pad(cliSection.name, 10)) \(cliSection.summary)")
+        print("\(pad(keyringSection.name, 10)) \(keyringSection.summary)")
         print("\(pad(binarySection.name, 10)) \(binarySection.summary)")
         exit(0)
     case "-h", "--help":
         print("usage: rwsecret-bench [--reps N] [--list] [SECTION ...]")
         exit(0)
     default:
-        guard sections.contains(where: { $0.name == argument }) || argument == cliSection.name || argument == binarySection.name else {
+        guard sections.contains(where: { $0.name == argument }) || [cliSection.name, keyringSection.name, binarySection.name].contains(argument) else {
             print("rwsecret-bench: no section '\(argument)' (--list names them)"); exit(2)
         }
         selected.append(argument)
@@ -222,6 +224,7 @@ while let argument = arguments.popFirst() {
 }
 let running = sections.filter { selected.isEmpty || selected.contains($0.name) }
 let runCLI = selected.isEmpty || selected.contains(cliSection.name)
+let runKeyring = selected.isEmpty || selected.contains(keyringSection.name)
 let runBinary = selected.isEmpty || selected.contains(binarySection.name)
 let measurements = running.flatMap(\.measurements)
 
@@ -284,6 +287,7 @@ let rwsecretBinary: String = {
     return getenv("RWSECRET_BIN").map { String(cString: $0) } ?? folder + "/rwsecret"
 }()
 if runCLI { CommandLineBench.report(rwsecret: rwsecretBinary) }
+if runKeyring { KeyringBench.report(rwsecret: rwsecretBinary, samples: max(repetitions, 41)) }
 if runBinary {
     // $RWSECRET_BENCH_MIB: the message sizes, e.g. "256" (default "256 1024").
     let sizes = getenv("RWSECRET_BENCH_MIB").map { String(cString: $0).split(separator: " ").compactMap { Int($0) } } ?? [256, 1024]

@@ -244,6 +244,28 @@ struct KeyringCommandTests {
         #expect(try run(keyring, ["password", "list", "--json"]).out == #"[{"label":"password-1","position":1}]"# + "\n")
     }
 
+    /// One decrypt, its password in the keyring, connects to the session bus once. It
+    /// connected twice: the Secret Service check (NameHasOwner) dropped GLib's shared
+    /// connection with its last reference, and libsecret then connected and authenticated
+    /// again (strace counted two connects to the bus socket).
+    @Test(.enabled(if: PrivateKeyring.executable("strace") != nil, "strace is not installed (make test installs it)"))
+    func decryptConnectsToTheBusOnce() throws {
+        let keyring = try PrivateKeyring.start()
+        defer { keyring.stop() }
+        let dir = TemporaryFolder()
+        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
+        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
+        let trace = dir.path + "/trace"
+        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
+        let result = try RWSecretProcess.run(["-f", "-e", "trace=connect", "-o", trace, RWSecretProcess.executable.path, "decrypt", message],
+                                             environment: keyring.environment, executable: strace)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.outLines == ["from the keyring"])
+        let connects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains("connect(") && $0.contains("\"\(keyring.root)/bus\"") }
+        #expect(connects.count == 1, "\(connects)")
+    }
+
     @Test func lockedKeyringIsReportedByStatusAndIs69Elsewhere() throws {
         let keyring = try PrivateKeyring.start()
         defer { keyring.stop() }
