@@ -43,6 +43,9 @@ struct RWSecret: ParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.contains(where: { $0 == "decrypt" || $0 == "encrypt" }) && !JobCount.isOneBeforeParsing(arguments) {
             Crypto.prepareInBackground()
+            // decrypt may need the keyring: load libsecret and ask the bus while the arguments
+            // are parsed (nothing reaches the Secret Service until a message needs a password).
+            KeyringWarmUp.selector(for: arguments)?.prepareKeyringInBackground()
         }
         do {
             if let failure = CommandWords.check(Array(CommandLine.arguments.dropFirst())) { throw failure }

@@ -89,6 +89,25 @@ struct StoreSelector: Sendable {
         }
     }
 
+    /// Starts, on a thread of its own, the part of choosing and opening the keyring that
+    /// nobody outside this process can notice, so that it overlaps the argument parsing:
+    /// loading libsecret and GLib, connecting to the session bus, and asking the bus (not
+    /// the Secret Service) with `NameHasOwner`, which activates nothing. Does nothing when
+    /// these options cannot choose the keyring or there is no session bus.
+    func prepareKeyringInBackground() {
+        guard mayChooseKeyring, case .running = busPresence() else { return }
+        KeyringPasswordStore.startWarmUp()
+    }
+
+    /// Whether `choose()` may pick the keyring (without asking the bus).
+    private var mayChooseKeyring: Bool {
+        switch storeOption ?? nonEmpty("RWSECRET_STORE") ?? "auto" {
+        case "keyring": return vaultOption == nil
+        case "auto": return vaultOption == nil && nonEmpty("RWSECRET_VAULT") == nil
+        default: return false
+        }
+    }
+
     /// The keyring's default collection (a locked one still opens).
     func openKeyring(lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> KeyringPasswordStore {
         // With no bus at all GDBus would try to autolaunch one (dbus-launch, under X11): never.

@@ -266,6 +266,37 @@ struct KeyringCommandTests {
         #expect(connects.count == 1, "\(connects)")
     }
 
+    /// libsecret (and GLib) are loaded, and the bus asked whether a Secret Service runs, on a
+    /// thread of their own while the arguments are parsed: the main thread loaded them when
+    /// the first message needed a password (strace: libsecret opened by the process's main
+    /// thread). Never under `--jobs 1` (one thread) or when the options exclude the keyring.
+    @Test(.enabled(if: PrivateKeyring.executable("strace") != nil, "strace is not installed (make test installs it)"))
+    func libsecretIsLoadedOnAThreadOfItsOwn() throws {
+        let keyring = try PrivateKeyring.start()
+        defer { keyring.stop() }
+        let dir = TemporaryFolder()
+        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
+        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
+        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
+        // Which thread (pid in strace's first column) opened libsecret, and the process's pid.
+        func loader(_ arguments: [String]) throws -> (opener: Substring?, main: Substring?, out: [String]) {
+            let trace = dir.path + "/trace-\(arguments.count)"
+            let result = try RWSecretProcess.run(["-f", "-e", "trace=openat,execve", "-o", trace, RWSecretProcess.executable.path] + arguments,
+                                                 environment: keyring.environment, executable: strace)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            let main = lines.first { $0.contains("execve(") }?.split(separator: " ").first
+            let opener = lines.first { $0.contains("libsecret-1.so") && !$0.contains("ENOENT") }?.split(separator: " ").first
+            return (opener, main, result.outLines)
+        }
+        let warm = try loader(["decrypt", message])
+        #expect(warm.out == ["from the keyring"])
+        #expect(warm.opener != nil && warm.main != nil && warm.opener != warm.main, "libsecret opened by \(warm.opener ?? "nobody"), main thread \(warm.main ?? "?")")
+        let one = try loader(["decrypt", "--jobs", "1", message])
+        #expect(one.out == ["from the keyring"])
+        #expect(one.opener != nil && one.opener == one.main, "--jobs 1: libsecret opened by \(one.opener ?? "nobody"), main thread \(one.main ?? "?")")
+    }
+
     @Test func lockedKeyringIsReportedByStatusAndIs69Elsewhere() throws {
         let keyring = try PrivateKeyring.start()
         defer { keyring.stop() }

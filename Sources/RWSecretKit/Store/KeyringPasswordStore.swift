@@ -40,8 +40,13 @@ public final class KeyringPasswordStore: PasswordStore {
 
     /// Whether some process owns `org.freedesktop.secrets` on the session bus (nothing is activated).
     package static func secretServiceIsRunning() throws(StoreError) -> Bool {
-        try SecretServiceClient.shared().nameHasOwner("org.freedesktop.secrets")
+        try SecretServiceClient.secretServiceIsRunning()
     }
+
+    /// Starts loading libsecret, connecting to the session bus and asking it whether a Secret
+    /// Service runs, on a thread of its own (nothing is sent to the Secret Service); returns
+    /// at once. For a process that will probably read the keyring: call it first thing.
+    package static func startWarmUp() { SecretServiceClient.startWarmUp() }
 
     /// The labels in stored order, without reading any secret.
     public func labels() throws(StoreError) -> [String] {

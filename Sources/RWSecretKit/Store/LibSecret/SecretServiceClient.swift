@@ -1,4 +1,5 @@
 internal import CLibSecret
+import Dispatch
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -41,6 +42,55 @@ final class SecretServiceClient: @unchecked Sendable {
 
     /// The process-wide client; throws when libsecret cannot be loaded.
     static func shared() throws(StoreError) -> SecretServiceClient { try loaded.get() }
+
+    // MARK: - Warm-up
+
+    /// The warm-up started at process start: its answer to `NameHasOwner`, once known.
+    private final class WarmUp: @unchecked Sendable {
+        /// Signalled when the warm-up is over (and again by every waiter, for the next one).
+        let finished = DispatchSemaphore(value: 0)
+        /// Written once by the warm-up thread before `finished` is signalled; nil when it failed.
+        var secretServiceRuns: Bool?
+    }
+
+    /// Set once, by `startWarmUp` before its thread starts (pthread_create orders the write
+    /// before the thread's read), never changed afterwards.
+    nonisolated(unsafe) private static var warmUp: WarmUp?
+
+    /// Loads libsecret, connects to the session bus and asks the bus (not the Secret
+    /// Service) whether a Secret Service runs, on a thread of its own; returns at once.
+    /// Sends nothing to the Secret Service. Call at most once, at process start, before any
+    /// other use of this type.
+    static func startWarmUp() {
+        guard warmUp == nil else { return }
+        warmUp = WarmUp()
+        var attributes = pthread_attr_t()
+        guard pthread_attr_init(&attributes) == 0 else { warmUp = nil; return }
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let started = pthread_create(&thread, &attributes, { _ in
+            guard let state = SecretServiceClient.warmUp else { return nil }
+            if let client = try? SecretServiceClient.loaded.get() {
+                state.secretServiceRuns = try? client.nameHasOwner("org.freedesktop.secrets")
+            }
+            state.finished.signal()
+            return nil
+        }, nil)
+        // No thread: nothing is lost, everything happens on first use.
+        if started != 0 { warmUp = nil }
+    }
+
+    /// Whether some process owns `org.freedesktop.secrets` on the session bus (activates
+    /// nothing): the warm-up's answer when it got one, else asked now.
+    static func secretServiceIsRunning() throws(StoreError) -> Bool {
+        if let warmUp {
+            warmUp.finished.wait()
+            warmUp.finished.signal()
+            if let answer = warmUp.secretServiceRuns { return answer }
+        }
+        return try shared().nameHasOwner("org.freedesktop.secrets")
+    }
 
     // MARK: - Bus and collection
 
