@@ -244,6 +244,24 @@ struct KeyringCommandTests {
         #expect(try run(keyring, ["password", "list", "--json"]).out == #"[{"label":"password-1","position":1}]"# + "\n")
     }
 
+    /// Stores a password in `keyring` and returns a decrypt of one message it opens, run under
+    /// `strace -f -e trace=SYSCALLS` with `options`: its stdout lines and the trace's lines.
+    func tracedDecrypts(_ keyring: PrivateKeyring, syscalls: String) throws -> (_ options: [String]) throws -> (out: [String], trace: [Substring]) {
+        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
+        return { options in try self.tracedDecrypt(keyring, syscalls: syscalls, options: options) }
+    }
+
+    private func tracedDecrypt(_ keyring: PrivateKeyring, syscalls: String, options: [String]) throws -> (out: [String], trace: [Substring]) {
+        let dir = TemporaryFolder()
+        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
+        let trace = dir.path + "/trace"
+        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
+        let result = try RWSecretProcess.run(["-f", "-e", "trace=\(syscalls)", "-o", trace, RWSecretProcess.executable.path, "decrypt"] + options + [message],
+                                             environment: keyring.environment, executable: strace)
+        #expect(result.status == 0, "\(options): \(result.stderr)")
+        return (result.outLines, try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n"))
+    }
+
     /// One decrypt, its password in the keyring, connects to the session bus once. It
     /// connected twice: the Secret Service check (NameHasOwner) dropped GLib's shared
     /// connection with its last reference, and libsecret then connected and authenticated
@@ -252,47 +270,32 @@ struct KeyringCommandTests {
     func decryptConnectsToTheBusOnce() throws {
         let keyring = try PrivateKeyring.start()
         defer { keyring.stop() }
-        let dir = TemporaryFolder()
-        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
-        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
-        let trace = dir.path + "/trace"
-        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
-        let result = try RWSecretProcess.run(["-f", "-e", "trace=connect", "-o", trace, RWSecretProcess.executable.path, "decrypt", message],
-                                             environment: keyring.environment, executable: strace)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.outLines == ["from the keyring"])
-        let connects = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-            .filter { $0.contains("connect(") && $0.contains("\"\(keyring.root)/bus\"") }
+        let run = try tracedDecrypts(keyring, syscalls: "connect")([])
+        #expect(run.out == ["from the keyring"])
+        let connects = run.trace.filter { $0.contains("connect(") && $0.contains("\"\(keyring.root)/bus\"") }
         #expect(connects.count == 1, "\(connects)")
     }
 
     /// libsecret (and GLib) are loaded, and the bus asked whether a Secret Service runs, on a
     /// thread of their own while the arguments are parsed: the main thread loaded them when
     /// the first message needed a password (strace: libsecret opened by the process's main
-    /// thread). Never under `--jobs 1` (one thread) or when the options exclude the keyring.
+    /// thread). Never under `--jobs 1` (one thread).
     @Test(.enabled(if: PrivateKeyring.executable("strace") != nil, "strace is not installed (make test installs it)"))
     func libsecretIsLoadedOnAThreadOfItsOwn() throws {
         let keyring = try PrivateKeyring.start()
         defer { keyring.stop() }
-        let dir = TemporaryFolder()
-        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
-        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
-        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
-        // Which thread (pid in strace's first column) opened libsecret, and the process's pid.
-        func loader(_ arguments: [String]) throws -> (opener: Substring?, main: Substring?, out: [String]) {
-            let trace = dir.path + "/trace-\(arguments.count)"
-            let result = try RWSecretProcess.run(["-f", "-e", "trace=openat,execve", "-o", trace, RWSecretProcess.executable.path] + arguments,
-                                                 environment: keyring.environment, executable: strace)
-            #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-            let main = lines.first { $0.contains("execve(") }?.split(separator: " ").first
-            let opener = lines.first { $0.contains("libsecret-1.so") && !$0.contains("ENOENT") }?.split(separator: " ").first
-            return (opener, main, result.outLines)
+        let decrypt = try tracedDecrypts(keyring, syscalls: "openat,execve")
+        // Which thread (the pid in strace's first column) opened libsecret, and the main thread.
+        func loader(_ options: [String]) throws -> (opener: Substring?, main: Substring?, out: [String]) {
+            let run = try decrypt(options)
+            let main = run.trace.first { $0.contains("execve(") }?.split(separator: " ").first
+            let opener = run.trace.first { $0.contains("libsecret-1.so") && !$0.contains("ENOENT") }?.split(separator: " ").first
+            return (opener, main, run.out)
         }
-        let warm = try loader(["decrypt", message])
+        let warm = try loader([])
         #expect(warm.out == ["from the keyring"])
         #expect(warm.opener != nil && warm.main != nil && warm.opener != warm.main, "libsecret opened by \(warm.opener ?? "nobody"), main thread \(warm.main ?? "?")")
-        let one = try loader(["decrypt", "--jobs", "1", message])
+        let one = try loader(["--jobs", "1"])
         #expect(one.out == ["from the keyring"])
         #expect(one.opener != nil && one.opener == one.main, "--jobs 1: libsecret opened by \(one.opener ?? "nobody"), main thread \(one.main ?? "?")")
     }
