@@ -19,32 +19,14 @@ set -- decrypt --no-store --password-file "$dir/pw" "$dir/msg"
 echo
 echo "== start-up: one small message, whole process ($bin decrypt --no-store --password-file F FILE)"
 
-# 1. Instructions. Valgrind 3.19 cannot read the DWARF 5 of the Swift runtime, so a copy
-# without debug sections (symbols kept) is measured. Everything the process executes is
-# counted, both threads, the dynamic loader and exit included, except inside
-# Crypto.pbkdf2SHA1 (the KDF: HMAC state set-up and the iteration kernel). Under valgrind
-# the CPU has no SHA extensions, so the portable kernel runs; it is excluded all the same.
-if ! command -v valgrind >/dev/null; then
-  echo "  instructions outside key derivation        SKIPPED (valgrind not installed)"
-elif ! command -v objcopy >/dev/null || ! command -v nm >/dev/null; then
-  echo "  instructions outside key derivation        SKIPPED (objcopy/nm from binutils not installed)"
-else
-  objcopy --strip-debug "$bin" "$dir/rwsecret" || { echo "startup-cost: objcopy failed"; exit 1; }
-  kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s11RWSecretKit6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
-  if [ "$(printf '%s\n' "$kdf" | grep -c .)" -ne 1 ]; then
-    echo "startup-cost: expected exactly one Crypto.pbkdf2SHA1 symbol, found: $kdf"; exit 1
-  fi
-  collected() { sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$1"; }
-  valgrind --tool=callgrind --callgrind-out-file="$dir/all.out" "$dir/rwsecret" "$@" > /dev/null 2> "$dir/all.log"
-  valgrind --tool=callgrind --callgrind-out-file="$dir/outside.out" --toggle-collect="$kdf" --collect-atstart=yes \
-    "$dir/rwsecret" "$@" > /dev/null 2> "$dir/outside.log"
-  total=$(collected "$dir/all.log") outside=$(collected "$dir/outside.log")
-  if [ -z "$total" ] || [ -z "$outside" ]; then echo "startup-cost: callgrind failed:"; tail -5 "$dir/all.log"; exit 1; fi
-  # The KDF of a right password is two derivations (~75 M instructions on the portable
-  # kernel): if the toggle did not fire, the figure would silently include them.
-  [ $((total - outside)) -gt 10000000 ] || { echo "startup-cost: the KDF was not excluded ($total vs $outside)"; exit 1; }
-  awk -v o="$outside" -v t="$total" 'BEGIN { printf "  instructions outside key derivation   %8.2f M   (whole process %.1f M, of which KDF %.1f M; callgrind)\n", o/1e6, t/1e6, (t-o)/1e6 }'
-fi
+# 1. Instructions outside the KDF (scripts/instructions-outside-kdf.sh says how they are counted).
+counts=$(sh "$(dirname "$0")/instructions-outside-kdf.sh" /dev/null "$bin" "$@")
+case $? in
+  0) outside=${counts% *} whole=${counts#* }
+     awk -v o="$outside" -v t="$whole" 'BEGIN { printf "  instructions outside key derivation   %8.2f M   (whole process %.1f M, of which KDF %.1f M; callgrind)\n", o/1e6, t/1e6, (t-o)/1e6 }' ;;
+  2) echo "  instructions outside key derivation        SKIPPED (valgrind, or objcopy/nm from binutils, not installed)" ;;
+  *) echo "startup-cost: counting instructions failed"; exit 1 ;;
+esac
 
 # 2. Page faults and wall time: RUNS runs, median (the spawn is the same for every binary).
 if command -v python3 >/dev/null; then

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Instructions one run of BIN ARGS... executes outside key derivation, counted by callgrind
+# (used by startup-cost.sh for `make bench` and by check-startup.sh for `make check-install`).
+#
+# Valgrind 3.19 cannot read the DWARF 5 of the Swift runtime, so a copy without debug
+# sections (symbols kept) is measured. Everything the process executes is counted, both
+# threads, the dynamic loader and exit included, except inside Crypto.pbkdf2SHA1 (the KDF:
+# HMAC state set-up and the iteration kernel). Under valgrind the CPU has no SHA extensions,
+# so the portable kernel runs; it is excluded all the same. The whole run is counted too, to
+# check that the exclusion happened: a right password's KDF is two derivations (~75 M
+# instructions on the portable kernel), which would otherwise be counted silently.
+#
+# Usage: instructions-outside-kdf.sh OUT BIN ARGS...
+#   The measured run's stdout goes to OUT. Prints "OUTSIDE WHOLE" (instructions) and exits 0;
+#   exits 2 (nothing printed) when valgrind, objcopy or nm is missing; else 1 with the reason on stderr.
+set -u
+out=$1 bin=$2
+shift 2
+for tool in valgrind objcopy nm; do command -v "$tool" >/dev/null || exit 2; done
+fail() { echo "$*" >&2; exit 1; }
+dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT
+objcopy --strip-debug "$bin" "$dir/rwsecret" || fail "objcopy failed"
+kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s11RWSecretKit6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
+[ "$(printf '%s\n' "$kdf" | grep -c .)" -eq 1 ] || fail "expected exactly one Crypto.pbkdf2SHA1 symbol, found: $kdf"
+collected() { sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$1"; }
+valgrind --tool=callgrind --callgrind-out-file="$dir/whole.out" "$dir/rwsecret" "$@" > /dev/null 2> "$dir/whole.log" \
+  || fail "the run failed under callgrind: $(tail -3 "$dir/whole.log")"
+valgrind --tool=callgrind --callgrind-out-file="$dir/outside.out" --toggle-collect="$kdf" --collect-atstart=yes \
+  "$dir/rwsecret" "$@" > "$out" 2> "$dir/outside.log" || fail "the run failed under callgrind: $(tail -3 "$dir/outside.log")"
+whole=$(collected "$dir/whole.log") outside=$(collected "$dir/outside.log")
+[ -n "$whole" ] && [ -n "$outside" ] || fail "callgrind printed no count: $(tail -3 "$dir/whole.log")"
+[ $((whole - outside)) -gt 10000000 ] || fail "the KDF was not excluded ($whole vs $outside)"
+echo "$outside $whole"
