@@ -41,19 +41,7 @@ struct JobCount {
     /// an affinity mask of one CPU. A one-job run starts no thread at all (a cgroup quota of
     /// one CPU is not read here: it costs a few file reads at every start).
     static func isOneBeforeParsing(_ arguments: [String]) -> Bool {
-        var option: Int?
-        var index = 0
-        while index < arguments.count, arguments[index] != "--" {
-            let argument = arguments[index]
-            if argument == "--jobs", index + 1 < arguments.count {
-                option = Int(arguments[index + 1])
-                index += 2
-                continue
-            }
-            if argument.hasPrefix("--jobs=") { option = Int(argument.dropFirst("--jobs=".count)) }
-            index += 1
-        }
-        if let option { return option == 1 }
+        if let option = CommandWords.lastValues(of: ["--jobs"], in: arguments)["--jobs"].flatMap({ Int($0) }) { return option == 1 }
         if let raw = getenv(environmentVariable) { return Int(String(cString: raw)) == 1 }
         return affinityCount() == 1
     }

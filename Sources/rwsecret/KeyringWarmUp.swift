@@ -10,24 +10,7 @@ enum KeyringWarmUp {
     /// `--no-store`; nil for any other command.
     static func selector(for arguments: [String]) -> StoreSelector? {
         guard arguments.contains("decrypt"), !arguments.contains("--no-store") else { return nil }
-        var store: String?
-        var vault: String?
-        var index = arguments.startIndex
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            index += 1
-            if argument == "--" { break }
-            for (name, slot) in [("--store", 0), ("--vault", 1)] {
-                var value: String?
-                if argument == name, index < arguments.endIndex {
-                    value = arguments[index]
-                    index += 1
-                } else if argument.hasPrefix(name + "=") {
-                    value = String(argument.dropFirst(name.count + 1))
-                }
-                if let value { if slot == 0 { store = value } else { vault = value } }
-            }
-        }
-        return StoreSelector(storeOption: store, vaultOption: vault, environment: ProcessInfoEnvironment.current)
+        let values = CommandWords.lastValues(of: ["--store", "--vault"], in: arguments)
+        return StoreSelector(storeOption: values["--store"], vaultOption: values["--vault"], environment: ProcessInfoEnvironment.current)
     }
 }
