@@ -41,17 +41,17 @@ struct StoreSelector: Sendable {
         self.environment = environment
     }
 
+    /// The store asked for (auto, keyring, file or anything else) and who asked: `--store`,
+    /// else `RWSECRET_STORE`, else auto.
+    private var requested: (setting: String, source: String) {
+        if let storeOption { return (storeOption, "--store \(storeOption)") }
+        if let value = nonEmpty("RWSECRET_STORE") { return (value, "RWSECRET_STORE=\(value)") }
+        return ("auto", "auto")
+    }
+
     /// Decides which store to use. Under `auto` this may ask the session bus.
     func choose() throws(UsageError) -> Choice {
-        let setting: String
-        let source: String
-        if let storeOption {
-            (setting, source) = (storeOption, "--store \(storeOption)")
-        } else if let value = nonEmpty("RWSECRET_STORE") {
-            (setting, source) = (value, "RWSECRET_STORE=\(value)")
-        } else {
-            (setting, source) = ("auto", "auto")
-        }
+        let (setting, source) = requested
         switch setting {
         case "keyring":
             if vaultOption != nil { throw UsageError(description: "--vault cannot be used with the keyring store (\(source))") }
@@ -101,7 +101,7 @@ struct StoreSelector: Sendable {
 
     /// Whether `choose()` may pick the keyring (without asking the bus).
     private var mayChooseKeyring: Bool {
-        switch storeOption ?? nonEmpty("RWSECRET_STORE") ?? "auto" {
+        switch requested.setting {
         case "keyring": return vaultOption == nil
         case "auto": return vaultOption == nil && nonEmpty("RWSECRET_VAULT") == nil
         default: return false
