@@ -1,4 +1,4 @@
-// Shared by RWSecretKitTests and rwsecretTests (Tests/rwsecretTests/Support/ChildProcesses.swift is a symlink).
+// Shared by RWSecretKitTests, rwsecretTests and rwsecret-bench (Tests/rwsecretTests/Support/ChildProcesses.swift and Sources/rwsecret-bench/ChildProcesses.swift are symlinks).
 import Foundation
 #if canImport(Glibc)
 import Glibc

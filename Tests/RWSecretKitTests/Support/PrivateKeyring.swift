@@ -1,4 +1,4 @@
-// Shared by RWSecretKitTests and rwsecretTests (Tests/rwsecretTests/Support/PrivateKeyring.swift is a symlink).
+// Shared by RWSecretKitTests, rwsecretTests and rwsecret-bench (Tests/rwsecretTests/Support/PrivateKeyring.swift and Sources/rwsecret-bench/PrivateKeyring.swift are symlinks).
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,0 +1,1 @@
+../../Tests/RWSecretKitTests/Support/PrivateKeyring.swift
