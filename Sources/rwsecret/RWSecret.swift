@@ -48,7 +48,7 @@ struct RWSecret: ParsableCommand {
             KeyringWarmUp.selector(for: arguments)?.prepareKeyringInBackground()
         }
         do {
-            if let failure = CommandWords.check(Array(CommandLine.arguments.dropFirst())) { throw failure }
+            if let failure = CommandWords.check(arguments) { throw failure }
             var command = try parseAsRoot()
             try command.run()
             Output.standardOutput.flush()
