@@ -60,9 +60,9 @@ final class PrivateKeyring: @unchecked Sendable {
         let result: Result<PrivateKeyring, Failure>
         do {
             let keyring = try start()
-            setenv("DBUS_SESSION_BUS_ADDRESS", keyring.busAddress, 1)
-            setenv("XDG_RUNTIME_DIR", keyring.root + "/run", 1)
-            unsetenv("DISPLAY")
+            publishEnvironment(
+                setting: ["DBUS_SESSION_BUS_ADDRESS": keyring.busAddress, "XDG_RUNTIME_DIR": keyring.root + "/run"],
+                removing: ["DISPLAY"])
             atexit { PrivateKeyring.stopProcessKeyring() }
             result = .success(keyring)
         } catch let failure as Failure {
@@ -72,6 +72,35 @@ final class PrivateKeyring: @unchecked Sendable {
         }
         processKeyring = result
         return try result.get()
+    }
+
+    /// Changes this process's environment while other tests' threads read it (spawning
+    /// children, `getenv`): builds a new `environ` array and publishes it with one pointer
+    /// store, leaving the old array, and every string, where readers may still hold them.
+    /// glibc 2.36's `setenv` of a new name `realloc`s the array instead, freeing the one a
+    /// concurrent reader walks (a crash of the whole test run, seen once in CI).
+    static func publishEnvironment(setting values: [String: String], removing names: Set<String> = []) {
+        // `environ` itself, through its address: Swift sees the C global as read-only.
+        typealias Environment = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "environ") else {
+            preconditionFailure("cannot find environ")
+        }
+        let variable = symbol.assumingMemoryBound(to: Environment?.self)
+        var entries: [UnsafeMutablePointer<CChar>?] = []
+        if let current = variable.pointee {
+            var index = 0
+            while let entry = current[index] {
+                let text = String(cString: entry)
+                let name = String(text.prefix { $0 != "=" })
+                if values[name] == nil && !names.contains(name) { entries.append(entry) }
+                index += 1
+            }
+        }
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) { entries.append(strdup("\(name)=\(value)")) }
+        entries.append(nil)
+        let array = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: entries.count)
+        array.initialize(from: entries, count: entries.count)
+        variable.pointee = array  // never freed: a reader may hold the old array, and later ones this one
     }
 
     private static func stopProcessKeyring() {
@@ -235,6 +264,34 @@ final class PrivateKeyring: @unchecked Sendable {
         return Self.run([tool] + arguments, environment: environment)
     }
 
+    /// The methods called on the Secret Service (`org.freedesktop.Secret.*`) while `body`
+    /// runs, in order, as `dbus-monitor` saw them on this bus (its config lets a monitor
+    /// see everything). In step with the bus, not with time: the monitor is watching once
+    /// it prints that it lost its name, and has printed all of `body`'s calls once it prints
+    /// a marker call sent after `body`.
+    func secretServiceCalls(during body: () throws -> Void) throws -> [String] {
+        guard let monitorTool = Self.executable("dbus-monitor") else { throw Failure.setup("dbus-monitor is not installed") }
+        let monitor = try Spawner.shared.spawn([monitorTool, "--address", busAddress, "type='method_call'"],
+                                               environment: environment, stdin: nil, captureStdout: true)
+        defer {
+            Self.terminate(monitor.pid)
+            if let fd = monitor.stdout { close(fd) }
+        }
+        while let line = monitor.readLine(), !line.contains("member=NameLost") {}
+        try body()
+        let marker = "org.rwsecret.test.marker\(UInt32.random(in: 0...UInt32.max))"
+        _ = Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
+                                     "-m", "org.freedesktop.DBus.NameHasOwner", marker])
+        var calls: [String] = []
+        while let line = monitor.readLine() {
+            if line.contains("string \"\(marker)\"") { return calls }
+            guard line.hasPrefix("method call"), line.contains("interface=org.freedesktop.Secret."),
+                  let member = line.split(separator: " ").last(where: { $0.hasPrefix("member=") }) else { continue }
+            calls.append(String(member.dropFirst("member=".count)))
+        }
+        throw Failure.setup("dbus-monitor ended before the marker call")
+    }
+
     // MARK: - Helpers
 
     private static func gdbus(_ environment: [String: String], _ arguments: [String]) -> String? {
@@ -280,16 +337,18 @@ private final class Spawner: @unchecked Sendable {
     struct Child {
         let pid: pid_t
         let stdout: Int32?
-        /// Reads one line from the child's stdout (blocking).
+        /// Reads one line from the child's stdout (blocking); nil at its end.
         func readLine() -> String? {
             guard let fd = stdout else { return nil }
             var bytes: [UInt8] = []
             var byte: UInt8 = 0
+            var ended = true
             while read(fd, &byte, 1) == 1 {
+                ended = false
                 if byte == 0x0A { break }
                 bytes.append(byte)
             }
-            return String(decoding: bytes, as: UTF8.self)
+            return ended ? nil : String(decoding: bytes, as: UTF8.self)
         }
     }
 
