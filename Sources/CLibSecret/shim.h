@@ -36,6 +36,9 @@ typedef struct _SecretService SecretService;
 typedef struct _SecretCollection SecretCollection;
 typedef struct _SecretRetrievable SecretRetrievable;
 typedef struct _SecretValue SecretValue;
+typedef struct _SecretItem SecretItem;
+typedef struct _GTypeInstance GTypeInstance;
+typedef gsize GType;
 
 typedef struct _GError { GQuark domain; gint code; gchar *message; } GError;
 typedef struct _GList { gpointer data; struct _GList *next; struct _GList *prev; } GList;
@@ -120,6 +123,9 @@ typedef struct rws_libsecret {
     SecretCollection *(*_Nonnull secret_collection_for_alias_sync)(SecretService *, const gchar *alias, SecretCollectionFlags,
         GCancellable *, GError **);
     gboolean (*_Nonnull secret_collection_get_locked)(SecretCollection *);
+    gboolean (*_Nonnull g_type_check_instance_is_a)(GTypeInstance *, GType);
+    GType (*_Nonnull secret_item_get_type)(void);
+    SecretValue *(*_Nonnull secret_item_get_secret)(SecretItem *);
 } rws_libsecret;
 
 /// Loads libsecret once and returns its entry points, or NULL with `*missing`
@@ -160,6 +166,9 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(secret_service_get_sync)
     RWS_LOAD(secret_collection_for_alias_sync)
     RWS_LOAD(secret_collection_get_locked)
+    RWS_LOAD(g_type_check_instance_is_a)
+    RWS_LOAD(secret_item_get_type)
+    RWS_LOAD(secret_item_get_secret)
 #undef RWS_LOAD
     return api;
 }
@@ -169,6 +178,14 @@ static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *l
     if (label != NULL) api->g_hash_table_insert(table, api->g_strdup("label"), api->g_strdup(label));
     if (order != NULL) api->g_hash_table_insert(table, api->g_strdup("order"), api->g_strdup(order));
     return table;
+}
+
+/// The secret that a search with `SECRET_SEARCH_LOAD_SECRETS` loaded into this item (a new
+/// reference, free with secret_value_unref), or NULL when it holds none. No D-Bus call:
+/// `secret_retrievable_retrieve_secret_sync` would ask the Secret Service again, item by item.
+static inline SecretValue *rws_loaded_secret(const rws_libsecret *api, gpointer retrievable) {
+    if (!api->g_type_check_instance_is_a((GTypeInstance *)retrievable, api->secret_item_get_type())) return NULL;
+    return api->secret_item_get_secret((SecretItem *)retrievable);
 }
 
 /// Asks the session bus whether some process owns `name` (never activates anything).

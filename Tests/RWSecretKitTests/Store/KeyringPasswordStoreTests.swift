@@ -46,13 +46,14 @@ final class KeyringPasswordStoreTests {
 
     @Test func manyPasswordsReadBackInOrderWithTheirSecrets() throws {
         for index in 1...25 { try store.add(SecretBytes(utf8: "secret number \(index)"), label: "item-\(index)") }
-        let clock = ContinuousClock()
         var passwords: [StoredPassword] = []
-        let elapsed = try clock.measure { passwords = try store.passwords() }
+        let calls = try keyring.secretServiceCalls { passwords = try store.passwords() }
         #expect(passwords.map(\.label) == (1...25).map { "item-\($0)" })
         #expect(passwords.map(\.secret.testString) == (1...25).map { "secret number \($0)" })
         // One search with the secrets loaded in a batch, not one round trip per item.
-        #expect(elapsed < .seconds(1), "passwords() took \(elapsed)")
+        #expect(calls.filter { $0 == "GetSecrets" }.count == 1, "\(calls)")
+        #expect(!calls.contains("GetSecret"), "\(calls)")
+        #expect(calls.filter { $0 == "SearchItems" }.count == 1, "\(calls)")
     }
 
     @Test func orderSurvivesRemovalAndTheLowestFreeLabelIsReused() throws {

@@ -122,12 +122,14 @@ final class SecretServiceClient: @unchecked Sendable {
     }
 
     /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked),
-    /// in one search whose secrets libsecret loads in one batch.
+    /// in one search whose secrets libsecret loads in one batch (`GetSecrets`); an item's
+    /// secret is asked for on its own only when the batch did not load it.
     func itemsWithSecrets() throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
         try search(label: nil, flags: SECRET_SEARCH_LOAD_SECRETS) { retrievable in
             guard let item = self.item(retrievable) else { return nil }
             var error: UnsafeMutablePointer<GError>?
-            guard let value = self.api.pointee.secret_retrievable_retrieve_secret_sync(retrievable, nil, &error) else {
+            guard let value = rws_loaded_secret(self.api, UnsafeMutableRawPointer(retrievable))
+                    ?? self.api.pointee.secret_retrievable_retrieve_secret_sync(retrievable, nil, &error) else {
                 if let error { self.api.pointee.g_error_free(error) }
                 return (item, nil)
             }
