@@ -112,8 +112,8 @@ typedef struct rws_libsecret {
     void (*_Nonnull g_variant_unref)(GVariant *);
     gboolean (*_Nonnull secret_password_storev_sync)(const SecretSchema *, GHashTable *attributes, const gchar *collection,
         const gchar *label, const gchar *password, GCancellable *, GError **);
-    GList *(*_Nonnull secret_password_searchv_sync)(const SecretSchema *, GHashTable *attributes, SecretSearchFlags,
-        GCancellable *, GError **);
+    GList *(*_Nonnull secret_service_search_sync)(SecretService *, const SecretSchema *, GHashTable *attributes,
+        SecretSearchFlags, GCancellable *, GError **);
     gboolean (*_Nonnull secret_password_clearv_sync)(const SecretSchema *, GHashTable *attributes, GCancellable *, GError **);
     GHashTable *(*_Nonnull secret_retrievable_get_attributes)(SecretRetrievable *);
     SecretValue *(*_Nonnull secret_retrievable_retrieve_secret_sync)(SecretRetrievable *, GCancellable *, GError **);
@@ -157,7 +157,7 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(g_variant_get_boolean)
     RWS_LOAD(g_variant_unref)
     RWS_LOAD(secret_password_storev_sync)
-    RWS_LOAD(secret_password_searchv_sync)
+    RWS_LOAD(secret_service_search_sync)
     RWS_LOAD(secret_password_clearv_sync)
     RWS_LOAD(secret_retrievable_get_attributes)
     RWS_LOAD(secret_retrievable_retrieve_secret_sync)
@@ -186,6 +186,18 @@ static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *l
 static inline SecretValue *rws_loaded_secret(const rws_libsecret *api, gpointer retrievable) {
     if (!api->g_type_check_instance_is_a((GTypeInstance *)retrievable, api->secret_item_get_type())) return NULL;
     return api->secret_item_get_secret((SecretItem *)retrievable);
+}
+
+/// Our schema's items matching `attributes` (a list of SecretItem, free with g_list_free_full
+/// and g_object_unref), searched through libsecret's default service: the one
+/// `rws_default_collection` keeps, so no second service proxy is built (libsecret's
+/// `secret_password_searchv_sync` builds one of its own). NULL with `*error` set on failure.
+static inline GList *rws_search(const rws_libsecret *api, GHashTable *attributes, SecretSearchFlags flags, GError **error) {
+    SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    if (service == NULL) return NULL;
+    GList *items = api->secret_service_search_sync(service, rws_schema(), attributes, flags, NULL, error);
+    api->g_object_unref(service);
+    return items;
 }
 
 /// Asks the session bus whether some process owns `name` (never activates anything).
@@ -218,7 +230,12 @@ static inline int rws_default_collection(const rws_libsecret *api, int *locked, 
     SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
     if (service == NULL) return -1;
     SecretCollection *collection = api->secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, NULL, error);
-    api->g_object_unref(service);
+    // The service is kept for the life of the process: libsecret keeps its default service
+    // only while someone holds it, and the search that follows would build it again (three
+    // more round trips with the daemon: StartServiceByName, GetNameOwner, GetAll).
+    static SecretService *kept;
+    SecretService *none = NULL;
+    if (!__atomic_compare_exchange_n(&kept, &none, service, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) api->g_object_unref(service);
     if (collection == NULL) return (error != NULL && *error != NULL) ? -1 : 0;
     *locked = api->secret_collection_get_locked(collection) ? 1 : 0;
     *path = api->g_strdup(api->g_dbus_proxy_get_object_path((GDBusProxy *)collection));

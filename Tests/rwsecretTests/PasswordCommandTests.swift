@@ -276,6 +276,28 @@ struct KeyringCommandTests {
         #expect(connects.count == 1, "\(connects)")
     }
 
+    /// One decrypt, its password in the keyring, builds libsecret's service proxy once and
+    /// reads its secret in one call: it built the proxy twice (the collection look-up let go
+    /// of the service and the search built another: `GetAll /org/freedesktop/secrets` twice,
+    /// three round trips each) and asked for the secret twice (`GetSecrets`, then the item's
+    /// `GetSecret`), as dbus-monitor counted.
+    @Test func decryptAsksTheSecretServiceNoMoreThanNeeded() throws {
+        let keyring = try PrivateKeyring.start()
+        defer { keyring.stop() }
+        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
+        let dir = TemporaryFolder()
+        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
+        var result: RWSecretProcess.Result?
+        let calls = try keyring.secretServiceCalls {
+            result = try RWSecretProcess.run(["decrypt", message], environment: keyring.environment)
+        }
+        #expect(result?.outLines == ["from the keyring"], "\(result?.stderr ?? "")")
+        #expect(calls.filter { $0 == "GetAll /org/freedesktop/secrets" }.count == 1, "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("GetSecrets ") }.count == 1, "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("GetSecret ") }, "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("OpenSession ") }.count == 1, "\(calls)")
+    }
+
     /// libsecret (and GLib) are loaded, and the bus asked whether a Secret Service runs, on a
     /// thread of their own while the arguments are parsed: the main thread loaded them when
     /// the first message needed a password (strace: libsecret opened by the process's main

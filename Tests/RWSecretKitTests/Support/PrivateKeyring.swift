@@ -264,8 +264,9 @@ final class PrivateKeyring: @unchecked Sendable {
         return Self.run([tool] + arguments, environment: environment)
     }
 
-    /// The methods called on the Secret Service (`org.freedesktop.Secret.*`) while `body`
-    /// runs, in order, as `dbus-monitor` saw them on this bus (its config lets a monitor
+    /// The methods called on the Secret Service's objects (paths under
+    /// `/org/freedesktop/secrets`, properties included) while `body` runs, in order, as
+    /// `MEMBER PATH` the way `dbus-monitor` saw them on this bus (its config lets a monitor
     /// see everything). In step with the bus, not with time: the monitor is watching once
     /// it prints that it lost its name, and has printed all of `body`'s calls once it prints
     /// a marker call sent after `body`.
@@ -285,9 +286,12 @@ final class PrivateKeyring: @unchecked Sendable {
         var calls: [String] = []
         while let line = monitor.readLine() {
             if line.contains("string \"\(marker)\"") { return calls }
-            guard line.hasPrefix("method call"), line.contains("interface=org.freedesktop.Secret."),
-                  let member = line.split(separator: " ").last(where: { $0.hasPrefix("member=") }) else { continue }
-            calls.append(String(member.dropFirst("member=".count)))
+            // method call time=… sender=… -> destination=… serial=… path=P; interface=I; member=M
+            let fields = line.split(separator: " ")
+            guard line.hasPrefix("method call"),
+                  let path = fields.first(where: { $0.hasPrefix("path=/org/freedesktop/secrets") }),
+                  let member = fields.last(where: { $0.hasPrefix("member=") }) else { continue }
+            calls.append("\(member.dropFirst("member=".count)) \(path.dropFirst("path=".count).dropLast())")
         }
         throw Failure.setup("dbus-monitor ended before the marker call")
     }

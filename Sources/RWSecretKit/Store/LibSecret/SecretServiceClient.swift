@@ -183,7 +183,7 @@ final class SecretServiceClient: @unchecked Sendable {
         let attributes = rws_attributes(api, label, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
-        let list = api.pointee.secret_password_searchv_sync(rws_schema(), attributes, SecretSearchFlags(SECRET_SEARCH_ALL.rawValue | flags.rawValue), nil, &error)
+        let list = rws_search(api, attributes, SecretSearchFlags(SECRET_SEARCH_ALL.rawValue | flags.rawValue), &error)
         if let error { throw translate(error, operation: "list the passwords") }
         defer { if let list { api.pointee.g_list_free_full(list, api.pointee.g_object_unref) } }
         var results: [T] = []
