@@ -60,7 +60,8 @@ static-cxx:
 test: EXTRA_APT_PACKAGES = $(TEST_APT_PACKAGES)
 test: deps
 	$(SWIFT) build --build-tests
-	@mkdir -p .build; { $(SWIFT) test 2>&1; echo $$? > .build/test-status; } | tee .build/test-output.txt
+	@mkdir -p .build; python=$$(sh scripts/pypi-python.sh); \
+	  { RWSECRET_TEST_PYTHON="$$python" $(SWIFT) test 2>&1; echo $$? > .build/test-status; } | tee .build/test-output.txt
 	@{ $(MAKE) --no-print-directory check-install 2>&1; echo $$? > .build/install-status; } > .build/install-check.txt; \
 	  tail -n 3 .build/install-check.txt; \
 	  status=$$(cat .build/test-status); [ "$$(cat .build/install-status)" -eq 0 ] || status=1; \

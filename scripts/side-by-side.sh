@@ -39,23 +39,11 @@ if [ -n "$RN_DECRYPT" ] && [ ! -x "$RN_DECRYPT" ]; then
 fi
 [ -n "$RN_DECRYPT" ] || echo "side-by-side: note: no RNCryptor-C rn_decrypt (set RN_DECRYPT=/path/to/rn_decrypt, built outside this repository); its rows are left out" >&2
 
-# PyPI rncryptor: the system python3 if it has it, else a venv under PEERS_DIR.
-PYPI_PYTHON=
-if python3 -c 'import rncryptor' 2>/dev/null; then
-  PYPI_PYTHON=$(command -v python3)
-else
-  venv=$PEERS_DIR/venv
-  if ! "$venv/bin/python" -c 'import rncryptor' 2>/dev/null; then
-    echo "side-by-side: installing PyPI rncryptor into $venv" >&2
-    { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check rncryptor; } >&2 || true
-  fi
-  if "$venv/bin/python" -c 'import rncryptor' 2>/dev/null; then PYPI_PYTHON=$venv/bin/python
-  else echo "side-by-side: note: PyPI rncryptor could not be installed (offline?); its rows are left out" >&2; fi
-fi
-
-# The interpreter itself, not a wrapper (a pyenv shim is a shell script that execs it: it
-# would add its own start-up to every sample, and valgrind would lose the process at exec).
-[ -z "$PYPI_PYTHON" ] || PYPI_PYTHON=$("$PYPI_PYTHON" -c 'import sys; print(sys.executable)')
+# PyPI rncryptor: the system python3 if it has it, else a venv under PEERS_DIR (the
+# interpreter itself: a pyenv shim would add its own start-up to every sample, and valgrind
+# would lose the process at exec).
+PYPI_PYTHON=$(PEERS_DIR=$PEERS_DIR sh "$root/scripts/pypi-python.sh")
+[ -n "$PYPI_PYTHON" ] || echo "side-by-side: note: no PyPI rncryptor; its rows are left out" >&2
 
 # The per-process floor of a C program linked with libcrypto (our own, tiny).
 FLOOR=$PEERS_DIR/floor

@@ -172,10 +172,11 @@ struct BinaryAndEncryptTests {
         #expect(rejected.out == "")
     }
 
-    /// Runs only where python3 and the PyPI `rncryptor` package are installed
-    /// (`pip install rncryptor`); elsewhere it is skipped and says so.
+    /// Runs where a Python with the PyPI `rncryptor` package is found: `make test` finds or
+    /// installs one (scripts/pypi-python.sh, in a venv under .build/peers) and names it in
+    /// RWSECRET_TEST_PYTHON; else python3 with the package. Elsewhere skipped, saying so.
     @Test("encrypt output decrypts with the PyPI rncryptor package",
-          .enabled(if: PyPI.available, "needs python3 with the PyPI rncryptor package (pip install rncryptor)"))
+          .enabled(if: PyPI.available, "needs python3 with the PyPI rncryptor package (make test installs it into .build/peers; or pip install rncryptor)"))
     func pypiDecryptsOurOutput() throws {
         let plaintexts = ["hello", "", "unicode ☃ 中文", String(repeating: "long ", count: 500)]
         let encrypted = try run(["encrypt"], stdin: Data(plaintexts.joined(separator: "\n").utf8), password: "pypi-pw ✓")
@@ -191,8 +192,9 @@ enum PyPI {
 
     static func run(_ args: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + args
+        let python = ProcessInfo.processInfo.environment["RWSECRET_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+        process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/env")
+        process.arguments = (python == nil ? ["python3"] : []) + args
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
