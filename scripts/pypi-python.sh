@@ -15,7 +15,9 @@ else
   venv=$peers/venv
   if ! "$venv/bin/python" -c 'import rncryptor' 2>/dev/null; then
     echo "pypi-python: installing PyPI rncryptor into $venv" >&2
-    { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check rncryptor; } >&2 || true
+    # Short timeouts and one retry: offline, this gives up in seconds instead of minutes.
+    { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
+        --timeout 15 --retries 1 rncryptor; } >&2 || true
   fi
   if "$venv/bin/python" -c 'import rncryptor' 2>/dev/null; then python=$venv/bin/python
   else echo "pypi-python: note: PyPI rncryptor could not be installed (offline?)" >&2; fi
