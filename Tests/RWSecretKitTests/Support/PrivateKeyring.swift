@@ -274,7 +274,19 @@ final class PrivateKeyring: @unchecked Sendable {
         guard let monitorTool = Self.executable("dbus-monitor") else { throw Failure.setup("dbus-monitor is not installed") }
         let monitor = try Spawner.shared.spawn([monitorTool, "--address", busAddress, "type='method_call'"],
                                                environment: environment, stdin: nil, captureStdout: true)
+        // A monitor that never shows what is awaited is killed after a minute (its output then
+        // ends and this throws): a bound against hanging the test run, not a measurement.
+        let watch = NSLock()
+        nonisolated(unsafe) var over = false
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+            watch.lock()
+            defer { watch.unlock() }
+            if !over { kill(monitor.pid, SIGKILL) }
+        }
         defer {
+            watch.lock()
+            over = true
+            watch.unlock()
             Self.terminate(monitor.pid)
             if let fd = monitor.stdout { close(fd) }
         }
