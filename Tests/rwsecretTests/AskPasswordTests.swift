@@ -19,7 +19,7 @@ struct AskPasswordTests {
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runCheckingDescriptors()
         // Type the password once the prompt is up.
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("Password:") {

@@ -198,7 +198,7 @@ enum PyPI {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runCheckingDescriptors()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }

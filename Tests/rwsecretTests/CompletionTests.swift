@@ -35,7 +35,7 @@ struct CompletionTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runCheckingDescriptors()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).sorted()

@@ -265,7 +265,7 @@ struct DecryptCommandTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runCheckingDescriptors()
         defer { if process.isRunning { process.terminate() } }
         input.fileHandleForWriting.writeToChild(Data((Messages.password("first", "pw") + "\n").utf8))
         // Read the first result while stdin is still open.

@@ -152,7 +152,7 @@ struct PasswordCommandTests {
             let input = Pipe()
             process.standardInput = input
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runCheckingDescriptors()
             input.fileHandleForWriting.writeToChild(Data("concurrent secret \(index)\n".utf8))
             try input.fileHandleForWriting.close()
             return process

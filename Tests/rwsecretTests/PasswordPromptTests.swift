@@ -17,7 +17,7 @@ struct PasswordPromptTests {
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runCheckingDescriptors()
         // A prompt that never comes (or input that is lost) must fail the test, not hang it.
         let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)

@@ -145,7 +145,7 @@ struct PipelineTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runCheckingDescriptors()
         defer { try? input.fileHandleForWriting.close() }
         ChildInput.catchBrokenPipes()
         try? input.fileHandleForWriting.write(contentsOf: Data((Messages.password("x", "pw") + "\n").utf8))

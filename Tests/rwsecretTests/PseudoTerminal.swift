@@ -40,7 +40,7 @@ struct PseudoTerminal {
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runCheckingDescriptors()
         final class Flag: @unchecked Sendable { var value = false }
         let fired = Flag()
         let watchdog = DispatchWorkItem { [process] in if process.isRunning { fired.value = true; process.terminate() } }

@@ -70,7 +70,7 @@ struct RWSecretProcess {
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         ChildInput.catchBrokenPipes()
-        try process.run()
+        try process.runCheckingDescriptors()
         if mergingStandardError { try? error.fileHandleForWriting.close() }
         // Write stdin and read stderr on their own threads, stdout here, so no pipe fills up.
         let helpers = DispatchGroup()
@@ -89,6 +89,11 @@ struct RWSecretProcess {
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         exited.wait()
         helpers.wait()
+        // Closed here, not left to the pipes' deinit, which never came: two descriptors
+        // leaked per run, and Foundation's Process.run over-reads the /proc/self/fd listing
+        // once it fills its 32 KiB buffer (swift-corelibs-foundation #5472; see ChildInput).
+        try? output.fileHandleForReading.close()
+        try? error.fileHandleForReading.close()
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 }

@@ -99,7 +99,7 @@ struct UsageTests {
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
         let error = Pipe()
         process.standardError = error
-        try process.run()
+        try process.runCheckingDescriptors()
         let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, stderr)

@@ -70,3 +70,41 @@ enum SanitizerOptions {
         ProcessInfo.processInfo.environment.filter { ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"].contains($0.key) }
     }
 }
+
+/// Foundation's `Process.run()` on Linux lists /proc/self/fd and copies 256 bytes of every
+/// entry's name whatever the entry's length (swift-corelibs-foundation #5472, in Swift 6.3.1).
+/// While the listing fits well inside glibc's 32 KiB directory buffer the over-read stays
+/// inside that buffer; with ~1,350 descriptors open the buffer fills, the last entry's copy
+/// runs past its end, and where the next page is unmapped the whole test process dies
+/// (SIGSEGV; AddressSanitizer reports the heap-buffer-overflow). Every spawn through
+/// `Process` goes through `runCheckingDescriptors()`, which refuses, with that reason, to
+/// spawn from a process holding more than `descriptorLimit` descriptors: a leak shows up as
+/// a failed test instead of a crash of the whole run.
+extension Process {
+    /// Far below where the over-read leaves the buffer (~1,350), far above what the suite
+    /// holds when nothing leaks (a few dozen, plus a few per child running in parallel).
+    static let descriptorLimit = 600
+
+    /// This process's open descriptors, counted without reading any entry's name.
+    static func openDescriptorCount() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while readdir(directory) != nil { count += 1 }
+        return max(count - 3, 0)  // ".", "..", and the listing's own descriptor
+    }
+
+    struct TooManyDescriptors: Error, CustomStringConvertible {
+        let count: Int
+        var description: String {
+            "the test process holds \(count) descriptors (limit \(Process.descriptorLimit)): a leak; Foundation's Process.run over-reads /proc/self/fd and can crash the whole run (swift-corelibs-foundation #5472)"
+        }
+    }
+
+    /// `run()`, unless this process holds so many descriptors that `run()` could crash it.
+    func runCheckingDescriptors() throws {
+        let count = Self.openDescriptorCount()
+        guard count <= Self.descriptorLimit else { throw TooManyDescriptors(count: count) }
+        try run()
+    }
+}

@@ -326,7 +326,7 @@ final class PrivateKeyring: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = input
         ChildInput.catchBrokenPipes()
-        do { try process.run() } catch { return nil }
+        do { try process.runCheckingDescriptors() } catch { return nil }
         input.fileHandleForWriting.writeToChild(Data(stdin))
         try? input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -107,7 +107,7 @@ struct HardeningTests {
             process.environment = environment()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runCheckingDescriptors()
             usleep(UInt32.random(in: 0...(round < 6 ? 60_000 : 250_000), using: &generator))
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
@@ -142,7 +142,7 @@ struct HardeningTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runCheckingDescriptors()
         defer { try? input.fileHandleForWriting.close(); process.waitUntilExit() }
         // One message in; its plaintext out proves start-up is over. stdin stays open.
         input.fileHandleForWriting.write(Data((Messages.password("ready", secret) + "\n").utf8))

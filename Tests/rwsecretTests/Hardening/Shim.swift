@@ -71,7 +71,7 @@ enum Shim {
         let cc = Process()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         cc.arguments = ["cc", "-shared", "-fPIC", "-O2", "-o", so.path, c.path, "-ldl"]
-        try cc.run()
+        try cc.runCheckingDescriptors()
         cc.waitUntilExit()
         guard cc.terminationStatus == 0 else { throw ShimError.compileFailed(name) }
         return so.path

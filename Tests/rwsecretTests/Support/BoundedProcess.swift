@@ -24,7 +24,7 @@ final class BoundedProcess: @unchecked Sendable {
         process.standardInput = inputPipe
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        try process.run()
+        try process.runCheckingDescriptors()
         for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
             readers.enter()
             Thread { [self] in
