@@ -94,15 +94,13 @@ sanitize: deps
 demo: build
 	@bash Fixtures/demo.sh "$$($(SWIFT) build --show-bin-path)/rwsecret"
 
-## bench: the performance figures (release build), beside PyPI rncryptor's (installed with pip if missing),
+## bench: the performance figures (release build), beside PyPI rncryptor's (scripts/pypi-python.sh: python3's, else a venv under .build/peers),
 ## then the static binary's start-up cost (scripts/startup-cost.sh: callgrind instructions outside
 ## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing)
 bench: deps static-cxx
-	@python3 -c 'import rncryptor' 2>/dev/null || python3 -m pip install --quiet rncryptor 2>/dev/null || \
-	  echo "note: PyPI rncryptor could not be installed; the bench prints its figures only when it is importable"
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
-	"$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
+	RWSECRET_BENCH_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
 
 ## bench-peers: the side-by-side (scripts/side-by-side.sh): rwsecret, RNCryptor-C's rn_decrypt (RN_DECRYPT=PATH,
