@@ -276,17 +276,10 @@ final class PrivateKeyring: @unchecked Sendable {
                                                environment: environment, stdin: nil, captureStdout: true)
         // A monitor that never shows what is awaited is killed after a minute (its output then
         // ends and this throws): a bound against hanging the test run, not a measurement.
-        let watch = NSLock()
-        nonisolated(unsafe) var over = false
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
-            watch.lock()
-            defer { watch.unlock() }
-            if !over { kill(monitor.pid, SIGKILL) }
-        }
+        let watch = Watchdog(pid: monitor.pid)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watch.killUnlessOver() }
         defer {
-            watch.lock()
-            over = true
-            watch.unlock()
+            watch.over()
             Self.terminate(monitor.pid)
             if let fd = monitor.stdout { close(fd) }
         }
@@ -343,6 +336,16 @@ final class PrivateKeyring: @unchecked Sendable {
         }
         return nil
     }
+}
+
+/// Kills a child unless told first that it is over (then the pid may already be reaped and reused).
+private final class Watchdog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isOver = false
+    private let pid: pid_t
+    init(pid: pid_t) { self.pid = pid }
+    func over() { lock.withLock { isOver = true } }
+    func killUnlessOver() { lock.withLock { if !isOver { kill(pid, SIGKILL) } } }
 }
 
 /// Starts daemons from one thread that lives as long as the process, because
