@@ -61,7 +61,7 @@ test: EXTRA_APT_PACKAGES = $(TEST_APT_PACKAGES)
 test: deps
 	$(SWIFT) build --build-tests
 	@mkdir -p .build; python=$$(sh scripts/pypi-python.sh); \
-	  { RWSECRET_TEST_PYTHON="$$python" $(SWIFT) test 2>&1; echo $$? > .build/test-status; } | tee .build/test-output.txt
+	  { RWSECRET_PYPI_PYTHON="$$python" $(SWIFT) test 2>&1; echo $$? > .build/test-status; } | tee .build/test-output.txt
 	@{ $(MAKE) --no-print-directory check-install 2>&1; echo $$? > .build/install-status; } > .build/install-check.txt; \
 	  tail -n 3 .build/install-check.txt; \
 	  status=$$(cat .build/test-status); [ "$$(cat .build/install-status)" -eq 0 ] || status=1; \
@@ -100,7 +100,7 @@ demo: build
 bench: deps static-cxx
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
-	RWSECRET_BENCH_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
+	RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
 
 ## bench-peers: the side-by-side (scripts/side-by-side.sh): rwsecret, RNCryptor-C's rn_decrypt (RN_DECRYPT=PATH,

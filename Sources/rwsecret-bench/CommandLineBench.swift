@@ -4,11 +4,6 @@ import RWSecretKit
 
 /// Whole-process figures: the built `rwsecret` binary run the way a user runs it.
 enum CommandLineBench {
-    /// The Python that has PyPI rncryptor: $RWSECRET_BENCH_PYTHON (`make bench` finds or installs
-    /// one with scripts/pypi-python.sh), else python3 from PATH.
-    static let python: [String] = getenv("RWSECRET_BENCH_PYTHON").map { String(cString: $0) }
-        .flatMap { $0.isEmpty ? nil : [$0] } ?? ["/usr/bin/env", "python3"]
-
     struct Run {
         let seconds: Double
         let maxRSSKiB: Int
@@ -84,7 +79,7 @@ enum CommandLineBench {
 
     /// Is PyPI's `rncryptor` importable? (Then its figures are printed beside ours.)
     static var pypiAvailable: Bool {
-        run(python + ["-c", "import rncryptor"]).status == 0
+        run(PeerPython.command + ["-c", "import rncryptor"]).status == 0
     }
 
     /// Small-message latency and 1,000-message throughput.
@@ -103,8 +98,8 @@ enum CommandLineBench {
             { run([rwsecret, "--version"]) },
         ]
         if pypi {
-            commands.append { run(python + ["-c", pyScript, one, "right"]) }
-            commands.append { run(python + ["-c", pyScript, one, "wrong"]) }
+            commands.append { run(PeerPython.command + ["-c", pyScript, one, "right"]) }
+            commands.append { run(PeerPython.command + ["-c", pyScript, one, "wrong"]) }
         }
         let small = medians(commands, count: pypi ? 15 : 41)
         print("\n== one small message, whole process (median of \(pypi ? 15 : 41), round-robin)")
@@ -308,7 +303,7 @@ enum BinaryBench {
         // PyPI rncryptor holds the whole message several times over: once, and only up to 256 MiB.
         if mib <= 256, CommandLineBench.pypiAvailable {
             let script = "import rncryptor,sys\nd=open(sys.argv[1],'rb').read()\nc=rncryptor.RNCryptor()\nc.post_decrypt_data=lambda x: x\nopen(sys.argv[2],'wb').write(c.decrypt(d,'big'))\n"
-            let py = CommandLineBench.run(CommandLineBench.python + ["-c", script, message, out])
+            let py = CommandLineBench.run(PeerPython.command + ["-c", script, message, out])
             unlink(out)
             print("  " + pad("PyPI rncryptor, same message, file to file (one run)", 54)
                   + String(format: "%6.0f ms  CPU %6.0f ms  peak RSS %d MiB", py.seconds * 1e3, py.cpuSeconds * 1e3, py.maxRSSKiB / 1024))

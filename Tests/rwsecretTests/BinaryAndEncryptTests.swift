@@ -174,7 +174,7 @@ struct BinaryAndEncryptTests {
 
     /// Runs where a Python with the PyPI `rncryptor` package is found: `make test` finds or
     /// installs one (scripts/pypi-python.sh, in a venv under .build/peers) and names it in
-    /// RWSECRET_TEST_PYTHON; else python3 with the package. Elsewhere skipped, saying so.
+    /// RWSECRET_PYPI_PYTHON (`PeerPython`); else python3 with the package. Elsewhere skipped, saying so.
     @Test("encrypt output decrypts with the PyPI rncryptor package",
           .enabled(if: PyPI.available, "needs python3 with the PyPI rncryptor package (make test installs it into .build/peers; or pip install rncryptor)"))
     func pypiDecryptsOurOutput() throws {
@@ -192,9 +192,8 @@ enum PyPI {
 
     static func run(_ args: [String]) throws -> String {
         let process = Process()
-        let python = ProcessInfo.processInfo.environment["RWSECRET_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-        process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/env")
-        process.arguments = (python == nil ? ["python3"] : []) + args
+        process.executableURL = URL(fileURLWithPath: PeerPython.command[0])
+        process.arguments = Array(PeerPython.command.dropFirst()) + args
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

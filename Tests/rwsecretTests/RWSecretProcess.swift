@@ -91,7 +91,8 @@ struct RWSecretProcess {
         helpers.wait()
         // Closed here, not left to the pipes' deinit, which never came: two descriptors
         // leaked per run, and Foundation's Process.run over-reads the /proc/self/fd listing
-        // once it fills its 32 KiB buffer (swift-corelibs-foundation #5472; see ChildInput).
+        // once it fills its 32 KiB buffer (swift-corelibs-foundation #5472; see
+        // `Process.runCheckingDescriptors`).
         try? output.fileHandleForReading.close()
         try? error.fileHandleForReading.close()
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))

@@ -71,6 +71,14 @@ enum SanitizerOptions {
     }
 }
 
+/// The Python that imports the PyPI `rncryptor` package (a peer implementation): the one
+/// $RWSECRET_PYPI_PYTHON names (`make test` and `make bench` find or install it with
+/// scripts/pypi-python.sh), else python3 from PATH. The command's first words.
+enum PeerPython {
+    static let command: [String] = ProcessInfo.processInfo.environment["RWSECRET_PYPI_PYTHON"]
+        .flatMap { $0.isEmpty ? nil : [$0] } ?? ["/usr/bin/env", "python3"]
+}
+
 /// Foundation's `Process.run()` on Linux lists /proc/self/fd and copies 256 bytes of every
 /// entry's name whatever the entry's length (swift-corelibs-foundation #5472, in Swift 6.3.1).
 /// While the listing fits well inside glibc's 32 KiB directory buffer the over-read stays

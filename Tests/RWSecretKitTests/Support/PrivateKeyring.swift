@@ -78,7 +78,7 @@ final class PrivateKeyring: @unchecked Sendable {
     /// children, `getenv`): builds a new `environ` array and publishes it with one pointer
     /// store, leaving the old array, and every string, where readers may still hold them.
     /// glibc 2.36's `setenv` of a new name `realloc`s the array instead, freeing the one a
-    /// concurrent reader walks (a crash of the whole test run, seen once in CI).
+    /// concurrent reader walks (which can crash the whole test run).
     static func publishEnvironment(setting values: [String: String], removing names: Set<String> = []) {
         // `environ` itself, through its address: Swift sees the C global as read-only.
         typealias Environment = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
