@@ -38,6 +38,9 @@ typedef struct _SecretRetrievable SecretRetrievable;
 typedef struct _SecretValue SecretValue;
 typedef struct _SecretItem SecretItem;
 typedef struct _GTypeInstance GTypeInstance;
+typedef struct _GMainContext GMainContext;
+typedef struct _GObject GObject;
+typedef struct _GAsyncResult GAsyncResult;
 typedef gsize GType;
 
 typedef struct _GError { GQuark domain; gint code; gchar *message; } GError;
@@ -46,6 +49,7 @@ typedef struct _GList { gpointer data; struct _GList *next; struct _GList *prev;
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
 typedef void (*GDestroyNotify)(gpointer data);
+typedef void (*GAsyncReadyCallback)(GObject *source, GAsyncResult *result, gpointer data);
 
 typedef enum { G_BUS_TYPE_SESSION = 2 } GBusType;
 typedef enum { G_DBUS_CALL_FLAGS_NONE = 0, G_DBUS_CALL_FLAGS_NO_AUTO_START = 1 } GDBusCallFlags;
@@ -126,6 +130,18 @@ typedef struct rws_libsecret {
     gboolean (*_Nonnull g_type_check_instance_is_a)(GTypeInstance *, GType);
     GType (*_Nonnull secret_item_get_type)(void);
     SecretValue *(*_Nonnull secret_item_get_secret)(SecretItem *);
+    GMainContext *(*_Nonnull g_main_context_new)(void);
+    void (*_Nonnull g_main_context_push_thread_default)(GMainContext *);
+    void (*_Nonnull g_main_context_pop_thread_default)(GMainContext *);
+    gboolean (*_Nonnull g_main_context_iteration)(GMainContext *, gboolean may_block);
+    void (*_Nonnull g_main_context_unref)(GMainContext *);
+    void (*_Nonnull secret_service_search)(SecretService *, const SecretSchema *, GHashTable *attributes, SecretSearchFlags,
+        GCancellable *, GAsyncReadyCallback, gpointer);
+    GList *(*_Nonnull secret_service_search_finish)(SecretService *, GAsyncResult *, GError **);
+    void (*_Nonnull secret_service_ensure_session)(SecretService *, GCancellable *, GAsyncReadyCallback, gpointer);
+    gboolean (*_Nonnull secret_service_ensure_session_finish)(SecretService *, GAsyncResult *, GError **);
+    void (*_Nonnull secret_item_load_secrets)(GList *items, GCancellable *, GAsyncReadyCallback, gpointer);
+    gboolean (*_Nonnull secret_item_load_secrets_finish)(GAsyncResult *, GError **);
 } rws_libsecret;
 
 /// Loads libsecret once and returns its entry points, or NULL with `*missing`
@@ -169,6 +185,17 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(g_type_check_instance_is_a)
     RWS_LOAD(secret_item_get_type)
     RWS_LOAD(secret_item_get_secret)
+    RWS_LOAD(g_main_context_new)
+    RWS_LOAD(g_main_context_push_thread_default)
+    RWS_LOAD(g_main_context_pop_thread_default)
+    RWS_LOAD(g_main_context_iteration)
+    RWS_LOAD(g_main_context_unref)
+    RWS_LOAD(secret_service_search)
+    RWS_LOAD(secret_service_search_finish)
+    RWS_LOAD(secret_service_ensure_session)
+    RWS_LOAD(secret_service_ensure_session_finish)
+    RWS_LOAD(secret_item_load_secrets)
+    RWS_LOAD(secret_item_load_secrets_finish)
 #undef RWS_LOAD
     return api;
 }
@@ -188,16 +215,83 @@ static inline SecretValue *rws_loaded_secret(const rws_libsecret *api, gpointer 
     return api->secret_item_get_secret((SecretItem *)retrievable);
 }
 
-/// Our schema's items matching `attributes` (a list of SecretItem, free with g_list_free_full
+/// Our schema's items matching `attributes`, locked or not (a list of SecretItem, free with g_list_free_full
 /// and g_object_unref), searched through libsecret's default service: the one
 /// `rws_default_collection` keeps, so no second service proxy is built (libsecret's
 /// `secret_password_searchv_sync` builds one of its own). NULL with `*error` set on failure.
-static inline GList *rws_search(const rws_libsecret *api, GHashTable *attributes, SecretSearchFlags flags, GError **error) {
+static inline GList *rws_search(const rws_libsecret *api, GHashTable *attributes, GError **error) {
     SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
     if (service == NULL) return NULL;
-    GList *items = api->secret_service_search_sync(service, rws_schema(), attributes, flags, NULL, error);
+    GList *items = api->secret_service_search_sync(service, rws_schema(), attributes, SECRET_SEARCH_ALL, NULL, error);
     api->g_object_unref(service);
     return items;
+}
+
+/// What `rws_search_with_secrets` waits for: its calls in flight and what they gave.
+typedef struct {
+    const rws_libsecret *api;
+    SecretService *service;
+    int pending;
+    GList *items;
+    GError *error;
+} rws_reading;
+
+static void rws_on_searched(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading *reading = (rws_reading *)data;
+    reading->items = reading->api->secret_service_search_finish(reading->service, result, &reading->error);
+    reading->pending--;
+}
+
+static void rws_on_session(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading *reading = (rws_reading *)data;
+    GError *error = NULL;
+    // Not reported from here: loading the secrets opens a session again, and says why it cannot.
+    if (!reading->api->secret_service_ensure_session_finish(reading->service, result, &error) && error != NULL) {
+        reading->api->g_error_free(error);
+    }
+    reading->pending--;
+}
+
+static void rws_on_loaded(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading *reading = (rws_reading *)data;
+    reading->api->secret_item_load_secrets_finish(result, &reading->error);
+    reading->pending--;
+}
+
+/// Our schema's items matching `attributes`, with their secrets loaded in one `GetSecrets`
+/// (read them with `rws_loaded_secret`); the list as `rws_search` gives it, or NULL with
+/// `*error` set. What `secret_service_search_sync` with `SECRET_SEARCH_LOAD_SECRETS` does, but
+/// the Diffie-Hellman session (libsecret's part of the key exchange, then the daemon's: the
+/// slowest round trip) is opened while the search and the item proxies it builds (three round
+/// trips) are under way, not after them: both are started on a main context of this call's
+/// own, which this thread runs until each has answered.
+static inline GList *rws_search_with_secrets(const rws_libsecret *api, GHashTable *attributes, GError **error) {
+    SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    if (service == NULL) return NULL;
+    GMainContext *context = api->g_main_context_new();
+    api->g_main_context_push_thread_default(context);
+    rws_reading reading = { api, service, 2, NULL, NULL };
+    // The search first: its request leaves while libsecret computes its half of the exchange.
+    api->secret_service_search(service, rws_schema(), attributes, SECRET_SEARCH_ALL, NULL, rws_on_searched, &reading);
+    api->secret_service_ensure_session(service, NULL, rws_on_session, &reading);
+    while (reading.pending > 0) api->g_main_context_iteration(context, 1);
+    if (reading.error == NULL && reading.items != NULL) {
+        reading.pending = 1;
+        api->secret_item_load_secrets(reading.items, NULL, rws_on_loaded, &reading);
+        while (reading.pending > 0) api->g_main_context_iteration(context, 1);
+    }
+    api->g_main_context_pop_thread_default(context);
+    api->g_main_context_unref(context);
+    api->g_object_unref(service);
+    if (reading.error != NULL) {
+        if (reading.items != NULL) api->g_list_free_full(reading.items, api->g_object_unref);
+        *error = reading.error;
+        return NULL;
+    }
+    return reading.items;
 }
 
 /// Asks the session bus whether some process owns `name` (never activates anything).

@@ -298,6 +298,35 @@ struct KeyringCommandTests {
         #expect(calls.filter { $0.hasPrefix("OpenSession ") }.count == 1, "\(calls)")
     }
 
+    /// Reading the passwords opens the Diffie-Hellman session while the search runs, not after
+    /// it: the search, then libsecret's proxy for each item found (three round trips), then the
+    /// session (the slowest round trip: the daemon's half of the key exchange), then the
+    /// secrets, one after the other, as dbus-monitor saw them. Now `OpenSession` is sent before
+    /// any item's properties are asked for (the item proxies are built only once the search's
+    /// answer is handled, after both calls were sent).
+    @Test func decryptOpensTheSessionWhileItSearches() throws {
+        let keyring = try PrivateKeyring.start()
+        defer { keyring.stop() }
+        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
+        let dir = TemporaryFolder()
+        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
+        var result: RWSecretProcess.Result?
+        let calls = try keyring.secretServiceCalls {
+            result = try RWSecretProcess.run(["decrypt", message], environment: keyring.environment)
+        }
+        #expect(result?.outLines == ["from the keyring"], "\(result?.stderr ?? "")")
+        // An item's object path is one level below its collection's.
+        let itemProperties = calls.firstIndex { $0.hasPrefix("GetAll /org/freedesktop/secrets/collection/") && $0.split(separator: "/").count == 7 }
+        let search = calls.firstIndex { $0.hasPrefix("SearchItems ") }
+        let session = calls.firstIndex { $0.hasPrefix("OpenSession ") }
+        let secrets = calls.firstIndex { $0.hasPrefix("GetSecrets ") }
+        guard let itemProperties, let search, let session, let secrets else {
+            Issue.record("a call is missing: \(calls)")
+            return
+        }
+        #expect(search < session && session < itemProperties && itemProperties < secrets, "\(calls)")
+    }
+
     /// libsecret (and GLib) are loaded, and the bus asked whether a Secret Service runs, on a
     /// thread of their own while the arguments are parsed: the main thread loaded them when
     /// the first message needed a password (strace: libsecret opened by the process's main

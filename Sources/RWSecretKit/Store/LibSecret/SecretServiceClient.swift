@@ -122,10 +122,11 @@ final class SecretServiceClient: @unchecked Sendable {
     }
 
     /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked),
-    /// in one search whose secrets libsecret loads in one batch (`GetSecrets`); an item's
-    /// secret is asked for on its own only when the batch did not load it.
+    /// in one search whose secrets libsecret loads in one batch (`GetSecrets`), the session
+    /// opened while the search runs (`rws_search_with_secrets`); an item's secret is asked
+    /// for on its own only when the batch did not load it.
     func itemsWithSecrets() throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
-        try search(label: nil, flags: SECRET_SEARCH_LOAD_SECRETS) { retrievable in
+        try search(label: nil, loadingSecrets: true) { retrievable in
             guard let item = self.item(retrievable) else { return nil }
             var error: UnsafeMutablePointer<GError>?
             guard let value = rws_loaded_secret(self.api, UnsafeMutableRawPointer(retrievable))
@@ -179,11 +180,13 @@ final class SecretServiceClient: @unchecked Sendable {
         return KeyringItem(label: label, order: value(attributes, "order").flatMap { Int($0) } ?? 0)
     }
 
-    private func search<T>(label: String?, flags: SecretSearchFlags = SECRET_SEARCH_NONE, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
+    private func search<T>(label: String?, loadingSecrets: Bool = false, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
         let attributes = rws_attributes(api, label, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
-        let list = rws_search(api, attributes, SecretSearchFlags(SECRET_SEARCH_ALL.rawValue | flags.rawValue), &error)
+        let list = loadingSecrets
+            ? rws_search_with_secrets(api, attributes, &error)
+            : rws_search(api, attributes, &error)
         if let error { throw translate(error, operation: "list the passwords") }
         defer { if let list { api.pointee.g_list_free_full(list, api.pointee.g_object_unref) } }
         var results: [T] = []
