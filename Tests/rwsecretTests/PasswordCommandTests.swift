@@ -284,14 +284,7 @@ struct KeyringCommandTests {
     @Test func decryptAsksTheSecretServiceNoMoreThanNeeded() throws {
         let keyring = try PrivateKeyring.start()
         defer { keyring.stop() }
-        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
-        let dir = TemporaryFolder()
-        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
-        var result: RWSecretProcess.Result?
-        let calls = try keyring.secretServiceCalls {
-            result = try RWSecretProcess.run(["decrypt", message], environment: keyring.environment)
-        }
-        #expect(result?.outLines == ["from the keyring"], "\(result?.stderr ?? "")")
+        let calls = try secretServiceCallsOfOneDecrypt(keyring)
         #expect(calls.filter { $0 == "GetAll /org/freedesktop/secrets" }.count == 1, "\(calls)")
         #expect(calls.filter { $0.hasPrefix("GetSecrets ") }.count == 1, "\(calls)")
         #expect(!calls.contains { $0.hasPrefix("GetSecret ") }, "\(calls)")
@@ -307,14 +300,7 @@ struct KeyringCommandTests {
     @Test func decryptOpensTheSessionWhileItSearches() throws {
         let keyring = try PrivateKeyring.start()
         defer { keyring.stop() }
-        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
-        let dir = TemporaryFolder()
-        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
-        var result: RWSecretProcess.Result?
-        let calls = try keyring.secretServiceCalls {
-            result = try RWSecretProcess.run(["decrypt", message], environment: keyring.environment)
-        }
-        #expect(result?.outLines == ["from the keyring"], "\(result?.stderr ?? "")")
+        let calls = try secretServiceCallsOfOneDecrypt(keyring)
         // An item's object path is one level below its collection's.
         let itemProperties = calls.firstIndex { $0.hasPrefix("GetAll /org/freedesktop/secrets/collection/") && $0.split(separator: "/").count == 7 }
         let search = calls.firstIndex { $0.hasPrefix("SearchItems ") }
@@ -325,6 +311,20 @@ struct KeyringCommandTests {
             return
         }
         #expect(search < session && session < itemProperties && itemProperties < secrets, "\(calls)")
+    }
+
+    /// Stores one password in `keyring`, decrypts a message with it (checking the plaintext),
+    /// and returns the Secret Service calls dbus-monitor saw during the decrypt, in order.
+    private func secretServiceCallsOfOneDecrypt(_ keyring: PrivateKeyring) throws -> [String] {
+        #expect(try run(keyring, ["password", "add", "work"], stdin: "keyring secret\n").status == 0)
+        let dir = TemporaryFolder()
+        let message = dir.file("m.txt", Messages.password("from the keyring", "keyring secret") + "\n")
+        var result: RWSecretProcess.Result?
+        let calls = try keyring.secretServiceCalls {
+            result = try RWSecretProcess.run(["decrypt", message], environment: keyring.environment)
+        }
+        #expect(result?.outLines == ["from the keyring"], "\(result?.stderr ?? "")")
+        return calls
     }
 
     /// libsecret (and GLib) are loaded, and the bus asked whether a Secret Service runs, on a
