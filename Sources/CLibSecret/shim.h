@@ -215,8 +215,8 @@ static inline SecretValue *rws_loaded_secret(const rws_libsecret *api, gpointer 
     return api->secret_item_get_secret((SecretItem *)retrievable);
 }
 
-/// Our schema's items matching `attributes`, locked or not (a list of SecretItem, free with g_list_free_full
-/// and g_object_unref), searched through libsecret's default service: the one
+/// Our schema's items matching `attributes`, locked or not (a list of SecretItem, free with
+/// g_list_free_full and g_object_unref), searched through libsecret's default service: the one
 /// `rws_default_collection` keeps, so no second service proxy is built (libsecret's
 /// `secret_password_searchv_sync` builds one of its own). NULL with `*error` set on failure.
 static inline GList *rws_search(const rws_libsecret *api, GHashTable *attributes, GError **error) {
