@@ -37,18 +37,19 @@ enum KeyringBench {
         // The floor: libsecret's CLI looking the password up by our schema's `label` attribute.
         let secretTool = PrivateKeyring.executable("secret-tool")
         var lookupIndex: Int?
-        if let tool = secretTool, CommandLineBench.run([tool, "lookup", "label", "bench"], environment: env, output: dir + "/lookup.out").status == 0,
+        if let lookup = secretTool.map({ [$0, "lookup", "label", "bench"] }),
+           CommandLineBench.run(lookup, environment: env, output: dir + "/lookup.out").status == 0,
            (try? String(contentsOfFile: dir + "/lookup.out", encoding: .utf8)) == "right" {
             lookupIndex = commands.count
-            commands.append({ CommandLineBench.run([tool, "lookup", "label", "bench"], environment: env) })
+            commands.append({ CommandLineBench.run(lookup, environment: env) })
         }
         // $RWSECRET_BENCH_BASELINE (as for the big-file section): an earlier build's keyring run
         // in the same round-robin, for a before/after figure.
         var baselineIndex: Int?
-        if let baseline = getenv("RWSECRET_BENCH_BASELINE").map({ String(cString: $0) }),
-           CommandLineBench.run([baseline, "decrypt", one], environment: env).status == 0 {
+        if let decrypt = getenv("RWSECRET_BENCH_BASELINE").map({ [String(cString: $0), "decrypt", one] }),
+           CommandLineBench.run(decrypt, environment: env).status == 0 {
             baselineIndex = commands.count
-            commands.append({ CommandLineBench.run([baseline, "decrypt", one], environment: env) })
+            commands.append({ CommandLineBench.run(decrypt, environment: env) })
         }
         let runs = CommandLineBench.medians(commands, count: samples)
         let cpu = runs.map(\.cpuSeconds)
