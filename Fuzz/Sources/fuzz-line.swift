@@ -30,7 +30,7 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 public func fuzzLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzBytes(data, size)
     let store = MemoryPasswordStore(stored)
-    let client = PasswordClient(runOnly: runOnly) { store }
+    let client = PasswordClient(runOnly: runOnly, legacyFormats: .allowed) { store }
     for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
         check(line, client: client)
     }
@@ -53,7 +53,7 @@ private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
     }
 
     if !message.header.isPasswordBased {
-        let chain = Result { () throws(RNCryptorError) in try message.decrypt(keys: FuzzSecrets.keys) }
+        let chain = Result { () throws(RNCryptorError) in try message.decrypt(keys: FuzzSecrets.keys, legacyFormats: .allowed) }
         let oracle = streamed(raw, .keys(FuzzSecrets.keys))
         require(agreeExactly(chain, oracle), "key-based: one-shot \(chain.summary), streaming \(oracle.summary)")
         Outcomes.record("keys \(chain.caseName)")

@@ -28,8 +28,8 @@ struct OneShot: Engine {
     let name = "one-shot RNCryptor.decrypt"
     func decrypt(_ message: [UInt8], _ credential: Credential, _ plan: ChunkPlan) -> Outcome {
         Result { () throws(RNCryptorError) -> [UInt8] in
-            if let password = credential.password { try RNCryptor.decrypt(message, password: password) }
-            else { try RNCryptor.decrypt(message, keys: credential.keys!) }
+            if let password = credential.password { try RNCryptor.decrypt(message, password: password, legacyFormats: .allowed) }
+            else { try RNCryptor.decrypt(message, keys: credential.keys!, legacyFormats: .allowed) }
         }
     }
 }

@@ -292,7 +292,7 @@ private final class HeldDecryption {
     static func map(_ error: RNCryptorError) -> RNCryptor.Error {
         switch error {
         case .tooShort, .badLength: .messageTooShort
-        case .unknownVersion, .unknownOptions, .openSSLEnc, .rncryptorV4Draft: .unknownHeader
+        case .unknownVersion, .unknownOptions, .openSSLEnc, .rncryptorV4Draft, .legacyVersion: .unknownHeader
         case .keyBasedMessage, .passwordBasedMessage: .invalidCredentialType
         case .hmacMismatch, .badPadding: .hmacMismatch
         }

@@ -37,7 +37,7 @@ struct BinaryDecryption {
             switch error {
             case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
             case .chainUnavailable(let error): throw error
-            case .format(let error): return report(shown, error.description, .failure)
+            case .format(let error): return report(shown, error.words, .failure)
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)

@@ -26,7 +26,12 @@ extension RWSecret {
                 "failed"), then "plaintext" (UTF-8 text) or "plaintext_base64" (when the \
                 plaintext is not UTF-8) and "password" (the stored label, or where a run-only \
                 password came from: FILE:LINE, prompt, RWSECRET_PASSWORD, or key-file), or \
-                "error" (the reason). Never a secret.
+                "error" (the reason). Never a secret. A v0 or v1 plaintext (--allow-legacy) \
+                also has "authenticated": "ciphertext-only"; without that member the header \
+                and the ciphertext were both authenticated.
+
+                Base64 wrapped over several lines (any width from 16 columns, spaces inside, \
+                email "> " quoting) is joined; docs/line-format.md gives the rule.
 
                 Exit status: 0 all decrypted (or no message), 1 some message did not decrypt, \
                 64 bad usage, 65 bad data given for the run, 66 a missing file, 69 the store is \
@@ -70,6 +75,9 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
 
+        @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")
+        var allowLegacy = false
+
         @Flag(help: "Read each line as ID<TAB>MESSAGE and give the ID with each result.")
         var idColumn = false
 
@@ -104,6 +112,7 @@ extension RWSecret {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
             }
             let jobCount = try JobCount.resolve(option: jobs)  // a bad RWSECRET_JOBS is bad usage (64), checked first
+            _ = try LegacyOption.allowed(flag: allowLegacy)  // so is a bad RWSECRET_ALLOW_LEGACY
             // What was given for the run, checked before anything is read or opened.
             var runOnly: [ChainPassword] = []
             for path in passwordFile { runOnly += try RunPasswords.load(file: path) }
@@ -113,7 +122,8 @@ extension RWSecret {
             let keys = try keyFile.map(KeyFile.load)
 
             let opened = OpenedStore()
-            let client = PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations) {
+            let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
+            let client = PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) {
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil

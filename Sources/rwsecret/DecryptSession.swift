@@ -37,6 +37,8 @@ final class DecryptSession: @unchecked Sendable {
         case unreadable(source: String, error: SystemError)
         /// An input that holds a raw message, not lines.
         case rawMessage(source: String)
+        /// An input that holds binary data (maybe another format's raw message), not lines.
+        case binary(source: String, hint: FormatHint?)
     }
 
     /// Decrypts every message of `files` (`-` is stdin); returns the run's exit status.
@@ -74,8 +76,16 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
-        if rows.isRawMessage {
+        switch rows.kind {
+        case .text: break
+        case .rawMessage:
             pipeline.submit(result: .rawMessage(source: name))
+            return
+        case .rawForeign(let hint):
+            pipeline.submit(result: .binary(source: name, hint: hint))
+            return
+        case .binary:
+            pipeline.submit(result: .binary(source: name, hint: nil))
             return
         }
         writer.startInput(input.fd)
@@ -89,7 +99,7 @@ final class DecryptSession: @unchecked Sendable {
                 return
             }
             guard let row else { return }
-            let place = RecordWriter.Place(input: index, source: name, line: row.line, id: row.id)
+            var place = RecordWriter.Place(input: index, source: name, line: row.line, id: row.id)
             let message: Message
             switch row.content {
             case .skipped, .continuation:
@@ -101,6 +111,12 @@ final class DecryptSession: @unchecked Sendable {
                 continue
             case .message(let parsed): message = parsed
             }
+            // A legacy version without --allow-legacy: refused before any store or key is touched.
+            if let refusal = client.refusal(of: message.header) {
+                pipeline.submit(result: .message(place, .failure(.message(refusal)), hint: nil))
+                continue
+            }
+            place.ciphertextOnly = !message.header.hmacCoversHeader
             if message.header.isPasswordBased {
                 // The previous message goes first (at --jobs 1 it runs here and now), so that the
                 // password that opened it leads the chain this message gets.
@@ -123,7 +139,7 @@ final class DecryptSession: @unchecked Sendable {
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
-            queue { [gate] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
+            queue { [gate, place] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
         }
     }
 
@@ -134,6 +150,8 @@ final class DecryptSession: @unchecked Sendable {
             writer.unreadable(name, error)
         case .rawMessage(let name):
             writer.rawMessage(name)
+        case .binary(let name, let hint):
+            writer.binary(name, hint: hint)
         case .skipped(let place):
             writer.skipped(place)
         case .message(let place, let result, let hint):

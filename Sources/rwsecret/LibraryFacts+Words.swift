@@ -6,6 +6,18 @@ extension DecryptionFailure {
     var words: String {
         switch self {
         case .needsKey: "key-based message needs --key-file"
+        case .format(let error): error.words
+        default: description
+        }
+    }
+}
+
+extension RNCryptorError {
+    /// The reason as the tool prints it: a refused legacy version names the flag that opens it.
+    var words: String {
+        switch self {
+        case .legacyVersion(let v):
+            "version \(v) message: its HMAC does not cover the header, so its plaintext cannot be fully authenticated (give --allow-legacy to open it anyway)"
         default: description
         }
     }

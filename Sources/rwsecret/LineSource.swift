@@ -6,16 +6,27 @@ import Glibc
 /// The rows of one text input as `decrypt` reads them, each with what it holds.
 ///
 /// A row is one physical line. Blank and `#` rows are skipped; with `--id-column`
-/// a row is `ID<TAB>MESSAGE`. Base64 wrapped at 64 or 76 columns (iOS
-/// `lineLength64/76Characters`, Android's default, `openssl base64`) is joined: a
-/// row of exactly that many base64 characters that is not a whole message by
-/// itself (too short, or a bad length) starts a wrapped message, and the
-/// following rows of the same width, then one shorter last row, are joined to
-/// it; a blank row, a row that breaks the pattern, or the end ends it. The
-/// message is reported at its first row; each later row comes out as a
-/// `continuation` (so a consumer that zips rows with records stays in step).
-/// Memory stays bounded: a row over 1 MiB is not held, and neither is a wrapped
-/// message over 1 MiB (both are `line too long`).
+/// a row is `ID<TAB>MESSAGE`. Email quoting (leading `>` and blanks) and blanks
+/// inside a row are dropped before it is read as base64.
+///
+/// **Wrapped base64** (docs/line-format.md) is joined. A *run* starts at a row of
+/// at least `minimumWrapWidth` base64 characters that is not a whole message by
+/// itself; its width W is that row's length. Rows of exactly W characters that
+/// are not whole messages and do not start another format (`Salted__`, `RNC`)
+/// continue it; a shorter row, or one ending in `=`, is its last row; a blank
+/// row, a row that breaks the pattern (another width, not base64, a whole
+/// message, a row with an ID), or the end ends it before that row. The run is
+/// then cut into messages at rows that start an RNCryptor v1–v3 header (a
+/// wrapped message whose last row is full width, directly followed by the next
+/// one): of all the ways to cut it, the one with the fewest rows of the run in
+/// failed messages — counted as one failure per stretch — and then the most
+/// messages is taken. A v1–v3 message is 2 bytes more than a multiple of 16
+/// long, so two or more of them joined (up to 8) are never a valid message,
+/// and one message cut in two never gives two valid ones: the rule cannot
+/// mistake one for the other. Each message is reported at its first row; each
+/// later row comes out as a `continuation` (so a consumer that zips rows with
+/// records stays in step). Memory stays bounded: a row over 1 MiB is not held,
+/// and neither is a wrapped message over 1 MiB (both are `line too long`).
 struct LineSource {
     /// One input row.
     struct Row {
@@ -37,20 +48,38 @@ struct LineSource {
         case failure(RowFailure, hint: FormatHint?)
     }
 
-    /// The widths at which producers wrap base64.
-    static let wrapWidths: Set<Int> = [64, 76]
+    /// The narrowest row that starts a wrapped message (`fold -w`, `base64 -w`, email bodies).
+    static let minimumWrapWidth = 16
 
     private var reader: LineReader
     private let idColumn: Bool
     private let maximumLength: Int
-    /// A line read past the end of a wrapped message, to be read again.
+    /// A line read past the end of a run, to be read again.
     private var pushback: (number: Int, line: LineReader.Line)?
-    /// Continuation rows owed after the wrapped message just returned: consecutive lines.
-    private var continuations: (of: Int, lines: Range<Int>)?
-    /// Whether the input starts like a raw (binary) RNCryptor message rather than text.
-    private(set) var isRawMessage = false
+    /// Rows made ready by the last run, handed out in order.
+    private var pending: [Row] = []
+    private var pendingIndex = 0
+    /// A run over the limit being skipped: its first line and width.
+    private var skipping: (of: Int, width: Int)?
+    /// What the first bytes of the input are, when they are not text rows.
+    private(set) var kind: InputKind = .text
 
-    /// Starts reading `input`; looks at its first bytes to tell a raw message from text.
+    /// What an input holds, told from its first bytes.
+    enum InputKind: Equatable {
+        /// Text rows (the usual case).
+        case text
+        /// A raw (binary) RNCryptor message.
+        case rawMessage
+        /// A raw message of another known format (OpenSSL `enc`, the RNCryptor v4 draft).
+        case rawForeign(FormatHint)
+        /// Other binary data: NUL bytes, control characters, or mostly not UTF-8.
+        case binary
+    }
+
+    /// Whether the input starts like a raw (binary) RNCryptor message rather than text.
+    var isRawMessage: Bool { kind == .rawMessage }
+
+    /// Starts reading `input`; looks at its first bytes to tell a raw message or binary data from text.
     init(_ input: InputFile, idColumn: Bool, maximumLength: Int = LineReader.defaultMaximumLength) throws(SystemError) {
         reader = LineReader(input, maximumLength: maximumLength)
         self.idColumn = idColumn
@@ -58,7 +87,10 @@ struct LineSource {
         do {
             var first = try reader.peek(atLeast: 1)
             if let byte = first.first, byte <= 3 { first = try reader.peek(atLeast: 2) }
-            isRawMessage = Self.looksRaw(first)
+            if first.count < 8 && first.first.map({ $0 == UInt8(ascii: "S") || $0 == UInt8(ascii: "R") }) == true {
+                first = try reader.peek(atLeast: 8)  // enough to tell Salted__ or RNC\4
+            }
+            kind = Self.kind(of: first)
         } catch let error as SystemError {
             throw error
         } catch {
@@ -73,14 +105,46 @@ struct LineSource {
         return !Base64.isAlphabetCharacter(prefix[prefix.startIndex + 1])
     }
 
+    /// What the first bytes of an input (as much as one read gave, up to 64 KiB) say it is.
+    ///
+    /// Binary: a NUL or a control character other than TAB, LF, VT, FF, CR and ESC, or
+    /// more than one byte in ten that is not part of valid UTF-8 (a comment in Latin-1 is
+    /// still text). As `grep` and `git` do, only the start is looked at.
+    static func kind(of prefix: ArraySlice<UInt8>) -> InputKind {
+        if looksRaw(prefix) { return .rawMessage }
+        if prefix.starts(with: Array("Salted__".utf8)) { return .rawForeign(.openSSL) }
+        if prefix.starts(with: Array("RNC".utf8) + [4]) { return .rawForeign(.rncryptorV4) }
+        let isControl: (UInt8) -> Bool = { $0 < 0x20 && ![0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1B].contains($0) || $0 == 0x7F }
+        if prefix.contains(where: isControl) { return .binary }
+        var invalid = 0
+        var index = prefix.startIndex
+        while index < prefix.endIndex {
+            let byte = prefix[index]
+            let length = byte < 0x80 ? 1 : byte >> 5 == 0b110 ? 2 : byte >> 4 == 0b1110 ? 3 : byte >> 3 == 0b11110 ? 4 : 0
+            if length == 0 { invalid += 1; index += 1; continue }
+            if index + length > prefix.endIndex { break }  // cut by the end of the sample
+            if prefix[(index + 1)..<(index + length)].allSatisfy({ $0 >> 6 == 0b10 }) { index += length } else { invalid += 1; index += 1 }
+        }
+        return invalid * 10 > prefix.count ? .binary : .text
+    }
+
     /// The next row, or nil at the end of the input.
     mutating func next() throws -> Row? {
-        if let owed = continuations {
-            let line = owed.lines.lowerBound
-            continuations = owed.lines.count > 1 ? (owed.of, owed.lines.dropFirst()) : nil
-            return Row(line: line, id: nil, content: .continuation(of: owed.of))
+        if pendingIndex < pending.count {
+            defer {
+                pendingIndex += 1
+                if pendingIndex == pending.count { pending = []; pendingIndex = 0 }
+            }
+            return pending[pendingIndex]
         }
         guard let (number, line) = try nextPhysical() else { return nil }
+        if let (of, width) = skipping {
+            if let text = continuationText(line), text.count <= width {
+                if text.count < width || text.last == UInt8(ascii: "=") { skipping = nil }
+                return Row(line: number, id: nil, content: .continuation(of: of))
+            }
+            skipping = nil
+        }
         return try row(number, line)
     }
 
@@ -104,54 +168,174 @@ struct LineSource {
         let whole = Self.trim(bytes[...])
         if whole.isEmpty || whole.first == UInt8(ascii: "#") { return Row(line: number, id: nil, content: .skipped) }
         var id: [UInt8]?
-        var text = whole
+        var text: [UInt8]
         if idColumn {
             guard let tab = bytes.firstIndex(of: Self.tab) else {
                 return Row(line: number, id: nil, content: .failure(.missingID, hint: nil))
             }
             id = Array(bytes[..<tab])
-            text = Self.trim(bytes[(tab + 1)...])
-            if text.isEmpty || text.first == UInt8(ascii: "#") { return Row(line: number, id: id, content: .skipped) }
+            text = Self.messageText(bytes[(tab + 1)...])
+        } else {
+            text = Self.messageText(bytes[...])
         }
-        let alone = Self.parse(text)
-        if case .failure(.message(.format(let error)), _) = alone, error == .tooShort || error == .badLength,
-           Self.wrapWidths.contains(text.count), text.allSatisfy(Base64.isAlphabetCharacter) {
-            return try wrapped(firstLine: number, id: id, firstRow: text, alone: alone)
+        if text.isEmpty || text.first == UInt8(ascii: "#") { return Row(line: number, id: id, content: .skipped) }
+        let alone = Self.parse(text[...])
+        if case .message = alone { return Row(line: number, id: id, content: alone) }
+        if text.count >= Self.minimumWrapWidth, text.last != UInt8(ascii: "="), text.allSatisfy(Base64.isAlphabetCharacter) {
+            return try run(firstLine: number, id: id, firstRow: text, alone: alone)
         }
         return Row(line: number, id: id, content: alone)
     }
 
-    /// Joins the rows that follow a full-width first row (see the type's documentation).
-    private mutating func wrapped(firstLine: Int, id: [UInt8]?, firstRow: ArraySlice<UInt8>, alone: Content) throws -> Row {
-        let width = firstRow.count
-        var joined = Array(firstRow)
-        var tooLong = false
-        var lastLine = firstLine
-        while let (number, line) = try nextPhysical() {
-            guard case .text(let bytes) = line else { pushback = (number, line); break }
-            let text = Self.trim(bytes[...])
-            guard !text.isEmpty, !(idColumn && bytes.contains(Self.tab)), text.count <= width, Self.isWrappedRow(text) else {
-                pushback = (number, line)
-                break
-            }
-            lastLine = number
-            if !tooLong {
-                if joined.count + text.count > maximumLength {
-                    tooLong = true
-                    joined = []
-                } else {
-                    joined += text
-                }
-            }
-            if text.count < width || text.last == UInt8(ascii: "=") { break }
-        }
-        guard lastLine > firstLine else { return Row(line: firstLine, id: id, content: alone) }
-        continuations = (firstLine, (firstLine + 1)..<(lastLine + 1))
-        let content: Content = tooLong ? .failure(.message(.lineTooLong), hint: nil) : Self.parse(joined[...])
-        return Row(line: firstLine, id: id, content: content)
+    /// A row's message text: trimmed, email quoting (`>`) and inner blanks dropped.
+    static func messageText(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var text = trim(bytes)
+        while text.first == UInt8(ascii: ">") { text = trim(text.dropFirst()) }
+        return text.filter { $0 != UInt8(ascii: " ") && $0 != tab && $0 != UInt8(ascii: "\r") }
     }
 
-    /// Decodes base64 and checks the message's structure.
+    /// The message text of a line that may continue a run (no ID, base64 with at most two
+    /// trailing `=`, not a whole message, not the start of another format); nil otherwise.
+    private func continuationText(_ line: LineReader.Line) -> [UInt8]? {
+        guard case .text(let bytes) = line, !(idColumn && bytes.contains(Self.tab)) else { return nil }
+        let text = Self.messageText(bytes[...])
+        guard !text.isEmpty, text.first != UInt8(ascii: "#"), Self.isWrappedRow(text[...]) else { return nil }
+        if case .foreign = Self.start(of: text) { return nil }
+        if text.count >= Self.shortestMessageText, case .message = Self.parse(text[...]) { return nil }
+        return text
+    }
+
+    /// No message is shorter than 88 base64 characters (66 bytes): a shorter row is never whole.
+    private static let shortestMessageText = 88
+
+    /// Reads the rest of a run that starts with `firstRow` (see the type's documentation),
+    /// cuts it into messages, and returns the first; the others and the continuation rows wait in `pending`.
+    private mutating func run(firstLine: Int, id: [UInt8]?, firstRow: [UInt8], alone: Content) throws -> Row {
+        let width = firstRow.count
+        var rows: [(line: Int, text: [UInt8])] = [(firstLine, firstRow)]
+        var chars = width
+        var made: [Row] = []
+        var ended = false
+        while !ended {
+            var overflow = false
+            while let (number, line) = try nextPhysical() {
+                guard let text = continuationText(line), text.count <= width else {
+                    pushback = (number, line)
+                    break
+                }
+                rows.append((number, text))
+                chars += text.count
+                if text.count < width || text.last == UInt8(ascii: "=") { break }
+                if chars > maximumLength { overflow = true; break }
+            }
+            ended = !overflow
+            if rows.count == 1 && made.isEmpty && rows[0].line == firstLine { return Row(line: firstLine, id: id, content: alone) }
+            // With --id-column every message has its own ID row: the run is one message.
+            let cuts = idColumn ? [0, rows.count] : Self.cuts(rows.map(\.text), final: ended)
+            var segments = Array(zip(cuts, cuts.dropFirst()))
+            if overflow, let (start, end) = segments.last {
+                let held = rows[start..<end].reduce(0) { $0 + $1.text.count }
+                if held <= maximumLength {
+                    // The last message may go on: keep its rows, make the others, read on.
+                    segments.removeLast()
+                    make(segments, of: rows, id: id, firstLine: firstLine, into: &made)
+                    rows = Array(rows[start..<end])
+                    chars = held
+                    continue
+                }
+                // One message over the limit: line too long, and the rest of its rows are skipped.
+                make(Array(segments.dropLast()), of: rows, id: id, firstLine: firstLine, into: &made)
+                let first = rows[start].line
+                made.append(Row(line: first, id: first == firstLine ? id : nil, content: .failure(.message(.lineTooLong), hint: nil)))
+                for later in rows[(start + 1)..<end] { made.append(Row(line: later.line, id: nil, content: .continuation(of: first))) }
+                skipping = (first, width)
+                break
+            }
+            make(segments, of: rows, id: id, firstLine: firstLine, into: &made)
+        }
+        pending = Array(made.dropFirst())
+        pendingIndex = 0
+        return made[0]
+    }
+
+    /// The rows of the messages `segments` (row ranges) of a run.
+    private func make(_ segments: [(Int, Int)], of rows: [(line: Int, text: [UInt8])], id: [UInt8]?, firstLine: Int, into made: inout [Row]) {
+        for (start, end) in segments {
+            let first = rows[start].line
+            let joined = rows[start..<end].reduce(into: [UInt8]()) { $0 += $1.text }
+            made.append(Row(line: first, id: first == firstLine ? id : nil, content: Self.parse(joined[...])))
+            for later in rows[(start + 1)..<end] { made.append(Row(line: later.line, id: nil, content: .continuation(of: first))) }
+        }
+    }
+
+    /// Where a run's rows start a new message: indices from 0 to `rows.count` (see the type's
+    /// documentation). `final`: the run ended (else its last message may go on).
+    static func cuts(_ rows: [[UInt8]], final: Bool) -> [Int] {
+        let n = rows.count
+        // Boundaries: the run's start, rows that start a v1–v3 header, the run's end.
+        var candidates = [0]
+        for index in 1..<n { if case .rncryptor(let version, _) = start(of: rows[index]), version != 0 { candidates.append(index) } }
+        candidates.append(n)
+        guard candidates.count > 2, candidates.count <= 4096 else { return [0, n] }
+        var charsBefore = [0]
+        for row in rows { charsBefore.append(charsBefore[charsBefore.count - 1] + row.count) }
+        let starts = rows.map { start(of: $0) }
+        // best[k]: (failed stretches, -messages) for the rows before candidates[k], and the cut before it.
+        var best: [(failed: Int, messages: Int, from: Int)] = [(0, 0, -1)]
+        for k in 1..<candidates.count {
+            var choice: (failed: Int, messages: Int, from: Int)?
+            for i in 0..<k {
+                let padding = candidates[k] == n ? rows[n - 1].reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count : 0
+                let valid = isMessage(start: starts[candidates[i]], characters: charsBefore[candidates[k]] - charsBefore[candidates[i]] - padding,
+                                      padded: padding > 0)
+                    || (!final && k == candidates.count - 1)
+                let cost = (failed: best[i].failed + (valid ? 0 : 1), messages: best[i].messages + (valid ? 1 : 0), from: i)
+                if let current = choice, (current.failed, -current.messages) <= (cost.failed, -cost.messages) { continue }
+                choice = cost
+            }
+            best.append(choice!)
+        }
+        var cuts: [Int] = []
+        var k = candidates.count - 1
+        while k >= 0 { cuts.append(candidates[k]); k = best[k].from }
+        return cuts.reversed()
+    }
+
+    /// How a row of base64 starts.
+    enum Start: Equatable {
+        /// An RNCryptor header's version and options bytes (options 1: password-based).
+        case rncryptor(version: UInt8, passwordBased: Bool)
+        /// Another format's magic (`Salted__`, `RNC` and 4).
+        case foreign
+        case other
+    }
+
+    static func start(of row: [UInt8]) -> Start {
+        let prefix = row.prefix(12).filter { $0 != UInt8(ascii: "=") }
+        guard prefix.count >= 4, let bytes = Base64.decodeLenient(prefix.prefix(prefix.count / 4 * 4)) else { return .other }
+        do {
+            let length = try MessageHeader.headerLength(of: bytes, moreMayFollow: true)
+            return .rncryptor(version: bytes[0], passwordBased: length == MessageHeader.maximumLength)
+        } catch .openSSLEnc, .rncryptorV4Draft {
+            return .foreign
+        } catch {
+            return .other
+        }
+    }
+
+    /// Whether a run segment that starts so and has this many base64 characters (not
+    /// counting `=`) has a valid message's length (`Message` would take it: header, whole
+    /// blocks, HMAC). `padded`: it ended in `=`, so its length is not a multiple of 4.
+    static func isMessage(start: Start, characters: Int, padded: Bool) -> Bool {
+        guard case .rncryptor(let version, let passwordBased) = start else { return false }
+        let remainder = characters % 4
+        guard remainder != 1, !(padded && remainder == 0) else { return false }
+        let bytes = characters / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        let header = passwordBased || version == 0 ? 34 : 18
+        if version == 0 { return bytes >= header + 32 }
+        return bytes >= header + 16 + 32 && (bytes - header - 32) % 16 == 0
+    }
+/// Decodes base64 and checks the message's structure.
     static func parse(_ text: ArraySlice<UInt8>) -> Content {
         guard let raw = Base64.decodeLenient(text) else { return .failure(.message(.badBase64), hint: nil) }
         do {
@@ -207,6 +391,14 @@ enum FormatHint: Hashable {
         case .openSSLEnc: self = .openSSL
         case .rncryptorV4Draft: self = .rncryptorV4
         default: return nil
+        }
+    }
+
+    /// What a raw (not base64) input of this format is, after "binary data, not base64 messages; ".
+    var rawDescription: String {
+        switch self {
+        case .openSSL: "it starts with \"Salted__\": OpenSSL enc made it, not RNCryptor (open it with openssl enc -d)"
+        case .rncryptorV4: "it starts with \"RNC\" and version 4: the RNCryptor v4 draft, which rwsecret does not read"
         }
     }
 

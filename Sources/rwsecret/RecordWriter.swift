@@ -25,6 +25,8 @@ final class RecordWriter {
         let source: String
         let line: Int
         let id: [UInt8]?
+        /// A v0 or v1 message (opened with `--allow-legacy`): its HMAC covers the ciphertext only.
+        var ciphertextOnly = false
     }
 
     let mode: Mode
@@ -87,6 +89,13 @@ final class RecordWriter {
     /// An input that holds a raw message, not base64 lines.
     func rawMessage(_ source: String) {
         errorLine("\(Output.escaped(source)): a raw message, not base64 lines; use --binary")
+        status.record(.failure)
+    }
+
+    /// An input that holds binary data, not base64 lines: one line for the whole input
+    /// (with what it is when it starts like another known format).
+    func binary(_ source: String, hint: FormatHint?) {
+        errorLine("\(Output.escaped(source)): binary data, not base64 messages" + (hint.map { "; \($0.rawDescription)" } ?? ""))
         status.record(.failure)
     }
 

@@ -43,6 +43,8 @@ struct JSONFormat: ResultFormat {
         members.append(String(validating: plaintext, as: UTF8.self).map { ("plaintext", .string($0)) }
                        ?? ("plaintext_base64", .string(Base64.encode(plaintext))))
         members.append(("password", .string(openedBy.words)))
+        // Only for v0 and v1: a record without it had its header and ciphertext authenticated.
+        if place.ciphertextOnly { members.append(("authenticated", .string("ciphertext-only"))) }
         Output.standardOutput.line(JSON.object(members))
     }
 

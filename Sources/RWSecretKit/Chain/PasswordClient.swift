@@ -17,6 +17,8 @@ public final class PasswordClient: PasswordStoreObserver {
     private let runOnly: [ChainPassword]
     private let keys: MessageKeys?
     private let iterations: Int
+    /// Whether `decrypt` opens versions 0 and 1 (`LegacyFormats`; refused unless the client was told).
+    public let legacyFormats: LegacyFormats
     private var head: (any DecryptionHandler)?
     /// The store's passwords as last read; nil until read and after the store changes.
     private var stored: [ChainPassword]?
@@ -32,8 +34,10 @@ public final class PasswordClient: PasswordStoreObserver {
     /// and the `keys` of key-based messages.
     /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
     /// Every handler derives keys with `iterations` PBKDF2 rounds (messages made with another count).
+    /// Versions 0 and 1 fail with `.format(.legacyVersion)` unless `legacyFormats` is `.allowed`.
     public init(runOnly: [ChainPassword], keys: MessageKeys? = nil, iterations: Int = KeyDerivation.iterations,
-                openStore: @escaping StoreOpener) {
+                legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) {
+        self.legacyFormats = legacyFormats
         precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         self.runOnly = runOnly
         self.keys = keys
@@ -67,14 +71,24 @@ public final class PasswordClient: PasswordStoreObserver {
     }
 
     /// Runs `message` through the chain, key-based or password-based, and moves the
-    /// password that opened it to the front.
+    /// password that opened it to the front. A v0 or v1 message fails with
+    /// `.format(.legacyVersion)` (nothing derived, the store not opened) unless the
+    /// client allows legacy formats.
     public func decrypt(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) throws -> Result<Decrypted, DecryptionFailure> {
+        if let refusal = refusal(of: message.header) { return .failure(refusal) }
         guard let head = try chainHead(for: message.header) else {
             return .failure(.endOfChain(for: message.header))
         }
         let result = head.handle(message, parallelism: parallelism, gate: gate)
         if case .success(let decrypted) = result { messageFinished(openedBy: decrypted.openedBy) }
         return result
+    }
+
+    /// The failure a message with `header` gets before the chain is tried: a legacy
+    /// version the client does not allow; nil when the chain may try it.
+    public func refusal(of header: MessageHeader) -> DecryptionFailure? {
+        do throws(RNCryptorError) { try legacyFormats.check(header) } catch { return .format(error) }
+        return nil
     }
 
     /// Records that a message finished, opened by `opener`: a password goes first from now on.

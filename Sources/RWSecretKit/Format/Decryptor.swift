@@ -14,14 +14,17 @@ public final class Decryptor {
     private let engine: IncrementalDecryptor
     private var held: [UInt8] = []
 
-    /// A decryptor for password-based messages (any version), with `iterations` PBKDF2 rounds.
-    public init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
-        engine = IncrementalDecryptor(password: password, iterations: iterations)
+    /// A decryptor for password-based messages, with `iterations` PBKDF2 rounds.
+    /// Versions 0 and 1 throw `legacyVersion` (as soon as the header is read) unless
+    /// `legacyFormats` is `.allowed`.
+    public init(password: SecretBytes, iterations: Int = KeyDerivation.iterations, legacyFormats: LegacyFormats = .refused) {
+        engine = IncrementalDecryptor(password: password, iterations: iterations, legacyFormats: legacyFormats)
     }
 
-    /// A decryptor for key-based messages.
-    public init(keys: MessageKeys) {
-        engine = IncrementalDecryptor(keys: keys)
+    /// A decryptor for key-based messages. Version 1 throws `legacyVersion` unless
+    /// `legacyFormats` is `.allowed`.
+    public init(keys: MessageKeys, legacyFormats: LegacyFormats = .refused) {
+        engine = IncrementalDecryptor(keys: keys, legacyFormats: legacyFormats)
     }
 
     deinit { Crypto.cleanse(&held) }
@@ -67,18 +70,22 @@ package final class IncrementalDecryptor {
 
     private let credential: Credential
     private let iterations: Int
+    private let legacyFormats: LegacyFormats
     private var state: State = .header([])
 
-    /// A decryptor for password-based messages (any version), with `iterations` PBKDF2 rounds.
-    package init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
+    /// A decryptor for password-based messages, with `iterations` PBKDF2 rounds
+    /// (versions 0 and 1 too unless `legacyFormats` is `.refused`: the engine is the package's own).
+    package init(password: SecretBytes, iterations: Int = KeyDerivation.iterations, legacyFormats: LegacyFormats = .allowed) {
         precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         credential = .password(password)
         self.iterations = iterations
+        self.legacyFormats = legacyFormats
     }
     /// A decryptor for key-based messages.
-    package init(keys: MessageKeys) {
+    package init(keys: MessageKeys, legacyFormats: LegacyFormats = .allowed) {
         credential = .keys(keys)
         iterations = KeyDerivation.iterations
+        self.legacyFormats = legacyFormats
     }
 
     /// Feeds the next bytes of the message; returns plaintext that is
@@ -103,6 +110,7 @@ package final class IncrementalDecryptor {
             do { length = try MessageHeader.headerLength(of: pending, moreMayFollow: true) } catch .tooShort { state = .header(pending); return [] }
             guard pending.count >= length else { state = .header(pending); return [] }
             let header = try MessageHeader(parsing: pending)
+            try legacyFormats.check(header)
             let body = try BodyDecryptor(header: header, keys: try keys(for: header))
             state = .body(body)
             return pending.count > length ? pending[length...].withUnsafeBytes { body.update($0) } : []

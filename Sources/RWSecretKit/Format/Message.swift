@@ -75,7 +75,10 @@ public struct Message: Sendable {
     ///
     /// Tries every form of the password that an RNCryptor implementation is known
     /// to have written for this version (`MessageHeader.kdfPasswords(_:)`), in order.
-    public func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations) throws(RNCryptorError) -> [UInt8] {
+    /// Versions 0 and 1 throw `legacyVersion` unless `legacyFormats` is `.allowed`.
+    public func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations,
+                        legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try legacyFormats.check(header)
         guard header.isPasswordBased else { throw .keyBasedMessage }
         for form in header.kdfPasswords(password) where isAuthentic(hmacKey: hmacKey(forKDFPassword: form, iterations: iterations)) {
             return try decipher(encryptionKey: encryptionKey(forKDFPassword: form, iterations: iterations))
@@ -83,8 +86,9 @@ public struct Message: Sendable {
         throw .hmacMismatch
     }
 
-    /// Decrypts a key-based message.
-    public func decrypt(keys: MessageKeys) throws(RNCryptorError) -> [UInt8] {
+    /// Decrypts a key-based message. Version 1 throws `legacyVersion` unless `legacyFormats` is `.allowed`.
+    public func decrypt(keys: MessageKeys, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try legacyFormats.check(header)
         guard !header.isPasswordBased else { throw .passwordBasedMessage }
         guard isAuthentic(hmacKey: keys.hmacKey) else { throw .hmacMismatch }
         return try decipher(encryptionKey: keys.encryptionKey)

@@ -14,13 +14,15 @@ public enum RNCryptor {
         return encryptor.update(plaintext) + encryptor.finalize()
     }
 
-    /// Decrypts a password-based message of any version; verifies the HMAC first.
-    public static func decrypt(_ message: [UInt8], password: SecretBytes) throws(RNCryptorError) -> [UInt8] {
-        try Message(message).decrypt(password: password)
+    /// Decrypts a password-based message; verifies the HMAC first. Versions 0 and 1
+    /// throw `legacyVersion` unless `legacyFormats` is `.allowed` (see `LegacyFormats`).
+    public static func decrypt(_ message: [UInt8], password: SecretBytes, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try Message(message).decrypt(password: password, legacyFormats: legacyFormats)
     }
 
-    /// Decrypts a key-based message; verifies the HMAC first.
-    public static func decrypt(_ message: [UInt8], keys: MessageKeys) throws(RNCryptorError) -> [UInt8] {
-        try Message(message).decrypt(keys: keys)
+    /// Decrypts a key-based message; verifies the HMAC first. Version 1 throws
+    /// `legacyVersion` unless `legacyFormats` is `.allowed` (see `LegacyFormats`).
+    public static func decrypt(_ message: [UInt8], keys: MessageKeys, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try Message(message).decrypt(keys: keys, legacyFormats: legacyFormats)
     }
 }

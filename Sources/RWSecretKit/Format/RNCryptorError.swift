@@ -21,6 +21,9 @@ public enum RNCryptorError: Error, Equatable, Sendable {
     /// Not an RNCryptor format this library reads: the input starts with `RNC` and
     /// version 4, the unfinished RNCryptor v4 draft.
     case rncryptorV4Draft
+    /// A version 0 or 1 message, whose HMAC does not cover its header (salts and IV),
+    /// and legacy formats were not allowed (`LegacyFormats`).
+    case legacyVersion(UInt8)
 }
 
 extension RNCryptorError: CustomStringConvertible {
@@ -37,6 +40,7 @@ extension RNCryptorError: CustomStringConvertible {
         case .badPadding: "bad padding"
         case .openSSLEnc: "OpenSSL enc format (Salted__), not RNCryptor"
         case .rncryptorV4Draft: "RNCryptor v4 draft format, not supported"
+        case .legacyVersion(let v): "version \(v) authenticates the ciphertext only, not its header (legacy formats not allowed)"
         }
     }
 }
@@ -55,6 +59,7 @@ extension RNCryptorError {
         case .badPadding: "badPadding"
         case .openSSLEnc: "openSSLEnc"
         case .rncryptorV4Draft: "rncryptorV4Draft"
+        case .legacyVersion: "legacyVersion"
         }
     }
 }

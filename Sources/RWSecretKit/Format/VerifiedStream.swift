@@ -101,14 +101,22 @@ public struct VerifiedStream {
     /// A stream that uses up to `jobs` threads.
     public init(jobs: Int = 1) { self.jobs = max(1, jobs) }
 
+    /// Whether `decrypt(input:chain:to:)` opens versions 0 and 1 (refused by default:
+    /// `.format(.legacyVersion)`, before the chain is asked; see `LegacyFormats`).
+    public var legacyFormats: LegacyFormats = .refused
+
     /// Chunks read ahead of the slowest consumer (each `chunkSize` bytes).
     static let ringSlots = 4
 
     /// Decrypts the message read from `input` (read once, to its end) with the
     /// client's chain, and writes the plaintext to `destination` only once verified.
     /// The client's store is opened only when the message is password-based.
+    /// The client's `legacyFormats` decides whether a v0 or v1 message is opened
+    /// (this stream's own setting is not used here).
     public func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
-        try decrypt(input: input, chain: { header in try client.chainHead(for: header) }, to: destination)
+        var stream = self
+        stream.legacyFormats = client.legacyFormats
+        return try stream.decrypt(input: input, chain: { header in try client.chainHead(for: header) }, to: destination)
     }
 
     /// Decrypts the message read from `input` (read once, to its end) with the chain
@@ -137,6 +145,7 @@ public struct VerifiedStream {
         if let total {
             do { try header.validate(messageLength: total) } catch { throw .format(error) }
         }
+        do { try legacyFormats.check(header) } catch { throw .format(error) }
 
         let head: (any DecryptionHandler)?
         do { head = try chain(header) } catch { throw .chainUnavailable(error) }

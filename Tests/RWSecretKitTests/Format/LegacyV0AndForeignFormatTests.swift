@@ -19,11 +19,11 @@ struct LegacyV0AndForeignFormatTests {
     func iOSSamples(index: Int) throws {
         let sample = Self.iOSSamples[index]
         let bytes = Self.bytes(sample.message)
-        #expect(try RNCryptor.decrypt(bytes, password: Self.iOSPassword) == Array(sample.plaintext.utf8))
-        let client = PasswordClient(runOnly: [ChainPassword(name: "ios", secret: Self.iOSPassword)]) { nil }
+        #expect(try RNCryptor.decrypt(bytes, password: Self.iOSPassword, legacyFormats: .allowed) == Array(sample.plaintext.utf8))
+        let client = PasswordClient(runOnly: [ChainPassword(name: "ios", secret: Self.iOSPassword)], legacyFormats: .allowed) { nil }
         #expect((try? client.decrypt(try Message(bytes)).get())?.plaintext == Array(sample.plaintext.utf8))
         for chunk in [1, 5, 16, 33, 1000] {
-            let decryptor = IncrementalDecryptor(password: Self.iOSPassword)
+            let decryptor = IncrementalDecryptor(password: Self.iOSPassword, legacyFormats: .allowed)
             var out: [UInt8] = []
             for start in stride(from: 0, to: bytes.count, by: chunk) {
                 out += try decryptor.update(Array(bytes[start..<min(start + chunk, bytes.count)]))
@@ -38,7 +38,7 @@ struct LegacyV0AndForeignFormatTests {
         let monkey = Self.bytes(Self.iOSSamples[0].message)
         #expect(monkey.count == 34 + 6 + 32, "shorter than any v3 password message")
         var empty = Array(monkey[0..<34]) + [UInt8](repeating: 0, count: 32)
-        #expect(throws: RNCryptorError.hmacMismatch) { try RNCryptor.decrypt(empty, password: Self.iOSPassword) }
+        #expect(throws: RNCryptorError.hmacMismatch) { try RNCryptor.decrypt(empty, password: Self.iOSPassword, legacyFormats: .allowed) }
         empty.removeLast()
         #expect(throws: RNCryptorError.tooShort) { try Message(empty) }
         var options = monkey
@@ -61,7 +61,7 @@ struct LegacyV0AndForeignFormatTests {
         // The HMAC salt is the one header field v0 binds (through the key); the IV is not covered.
         var iv = monkey
         iv[18] ^= 1
-        #expect(try RNCryptor.decrypt(iv, password: Self.iOSPassword) != Array("Monkey".utf8), "a changed IV garbles the plaintext undetected")
+        #expect(try RNCryptor.decrypt(iv, password: Self.iOSPassword, legacyFormats: .allowed) != Array("Monkey".utf8), "a changed IV garbles the plaintext undetected")
     }
 
     /// The counter's keystream must carry over between updates that end mid-block, and the

@@ -51,7 +51,7 @@ struct PeerInteropTests {
         let message = try Message(bytes)
         let wrong = ChainPassword(name: "wrong", secret: SecretBytes(utf8: "not it"))
         let right = ChainPassword(name: "right", secret: SecretBytes(record.candidate))
-        let client = PasswordClient(runOnly: [wrong, right], iterations: record.iterations) { nil }
+        let client = PasswordClient(runOnly: [wrong, right], iterations: record.iterations, legacyFormats: .allowed) { nil }
         let result = try client.decrypt(message)
         guard case .success(let decrypted) = result else {
             Issue.record("\(record.testDescription): \(result)")
@@ -60,14 +60,14 @@ struct PeerInteropTests {
         #expect(decrypted.plaintext == record.plaintext, "\(record.testDescription)")
         #expect(decrypted.openedBy.passwordName == "right", "\(record.testDescription)")
         // The one-shot API tries the same forms.
-        #expect(try message.decrypt(password: SecretBytes(record.candidate), iterations: record.iterations) == record.plaintext, "\(record.testDescription)")
+        #expect(try message.decrypt(password: SecretBytes(record.candidate), iterations: record.iterations, legacyFormats: .allowed) == record.plaintext, "\(record.testDescription)")
     }
 
     @Test("every key-based peer message opens with its keys", arguments: PeerRecord.all.filter(\.isKeyBased))
     func opensWithKeys(_ record: PeerRecord) throws {
         let bytes = try #require(Base64.decodeLenient(Array(record.message.utf8)))
         let keys = try #require(MessageKeys(concatenated: SecretBytes(record.secret)))
-        #expect(try RNCryptor.decrypt(bytes, keys: keys) == record.plaintext, "\(record.testDescription)")
+        #expect(try RNCryptor.decrypt(bytes, keys: keys, legacyFormats: .allowed) == record.plaintext, "\(record.testDescription)")
     }
 
     /// The whole chain fails for a wrong password, and says it tried one password, whatever the forms.
@@ -75,7 +75,7 @@ struct PeerInteropTests {
     func wrongPasswordCountsOnce(version: UInt8) throws {
         let record = try #require(PeerRecord.all.first { $0.version == version && !$0.isKeyBased && $0.iterations == KeyDerivation.iterations })
         let message = try Message(try #require(Base64.decodeLenient(Array(record.message.utf8))))
-        let client = PasswordClient(runOnly: [ChainPassword(name: "w", secret: SecretBytes(utf8: "e\u{301}te\u{301} 🦄 wrong"))]) { nil }
+        let client = PasswordClient(runOnly: [ChainPassword(name: "w", secret: SecretBytes(utf8: "e\u{301}te\u{301} 🦄 wrong"))], legacyFormats: .allowed) { nil }
         let result = try client.decrypt(message)
         #expect(result.failureValue == .noPasswordOpened(tried: 1))
     }

@@ -52,7 +52,7 @@ struct FuzzCorpusTests {
                 if message.header.isPasswordBased {
                     outcome = Self.passwords.lazy.compactMap { Self.open(message, password: $0) }.first
                 } else {
-                    outcome = Result { () throws(RNCryptorError) in try message.decrypt(keys: Self.keys) }
+                    outcome = Result { () throws(RNCryptorError) in try message.decrypt(keys: Self.keys, legacyFormats: .allowed) }
                 }
                 if seed.name.hasPrefix("bad-padding") {
                     #expect(outcome == .failure(.badPadding), "\(seed.name)")
@@ -76,7 +76,7 @@ struct FuzzCorpusTests {
                 if seed.name.contains("-published") { continue }  // made with 10,000 iterations
                 outcome = Self.open(message, password: password)
             } else if selector == 1 {
-                outcome = Result { () throws(RNCryptorError) in try message.decrypt(keys: Self.keys) }
+                outcome = Result { () throws(RNCryptorError) in try message.decrypt(keys: Self.keys, legacyFormats: .allowed) }
             } else {
                 continue  // an official key vector's own key pair: VectorTests covers those
             }

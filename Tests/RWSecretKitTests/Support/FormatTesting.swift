@@ -14,8 +14,8 @@ enum Credential: Sendable {
     func oneShot(_ message: [UInt8]) -> Outcome {
         Result { () throws(RNCryptorError) -> [UInt8] in
             switch self {
-            case .password(let password): try RNCryptor.decrypt(message, password: password)
-            case .keys(let keys): try RNCryptor.decrypt(message, keys: keys)
+            case .password(let password): try RNCryptor.decrypt(message, password: password, legacyFormats: .allowed)
+            case .keys(let keys): try RNCryptor.decrypt(message, keys: keys, legacyFormats: .allowed)
             }
         }
     }
