@@ -107,25 +107,37 @@ struct LineSource {
 
     /// What the first bytes of an input (as much as one read gave, up to 64 KiB) say it is.
     ///
-    /// Binary: a NUL or a control character other than TAB, LF, VT, FF, CR and ESC, or
-    /// more than one byte in ten that is not part of valid UTF-8 (a comment in Latin-1 is
-    /// still text). As `grep` and `git` do, only the start is looked at.
+    /// Binary: a NUL byte, or more than one byte in ten that is a control character
+    /// (other than TAB, LF, VT, FF, CR and ESC) or not part of valid UTF-8 — so an ID
+    /// that is not UTF-8, or a comment in Latin-1, leaves a file text. As `grep` and
+    /// `git` do, only the start is looked at.
     static func kind(of prefix: ArraySlice<UInt8>) -> InputKind {
         if looksRaw(prefix) { return .rawMessage }
         if prefix.starts(with: Array("Salted__".utf8)) { return .rawForeign(.openSSL) }
         if prefix.starts(with: Array("RNC".utf8) + [4]) { return .rawForeign(.rncryptorV4) }
+        if prefix.contains(0) { return .binary }
         let isControl: (UInt8) -> Bool = { $0 < 0x20 && ![0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1B].contains($0) || $0 == 0x7F }
-        if prefix.contains(where: isControl) { return .binary }
-        var invalid = 0
+        var bad = 0
         var index = prefix.startIndex
         while index < prefix.endIndex {
             let byte = prefix[index]
             let length = byte < 0x80 ? 1 : byte >> 5 == 0b110 ? 2 : byte >> 4 == 0b1110 ? 3 : byte >> 3 == 0b11110 ? 4 : 0
-            if length == 0 { invalid += 1; index += 1; continue }
-            if index + length > prefix.endIndex { break }  // cut by the end of the sample
-            if prefix[(index + 1)..<(index + length)].allSatisfy({ $0 >> 6 == 0b10 }) { index += length } else { invalid += 1; index += 1 }
+            if length == 1 {
+                if isControl(byte) { bad += 1 }
+                index += 1
+            } else if length == 0 {
+                bad += 1
+                index += 1
+            } else if index + length > prefix.endIndex {
+                break  // cut by the end of the sample
+            } else if prefix[(index + 1)..<(index + length)].allSatisfy({ $0 >> 6 == 0b10 }) {
+                index += length
+            } else {
+                bad += 1
+                index += 1
+            }
         }
-        return invalid * 10 > prefix.count ? .binary : .text
+        return bad * 10 > prefix.count ? .binary : .text
     }
 
     /// The next row, or nil at the end of the input.

@@ -37,7 +37,7 @@ struct PeerMessagesCommandTests {
         let rows = try picks.map { try #require(Self.row($0.0, $0.1, $0.2), "\($0)") }
         let messages = dir.file("peers.txt", rows.map { $0[7] }.joined(separator: "\n") + "\n")
         let passwords = dir.file("passwords", Set(rows.map { Self.text(hex: $0[5]) }).sorted().joined(separator: "\n") + "\n")
-        let result = try run(["decrypt", "--no-store", "--password-file", passwords, messages])
+        let result = try run(["decrypt", "--no-store", "--allow-legacy", "--password-file", passwords, messages])
         #expect(result.outLines == Array(repeating: "Hello from a peer", count: picks.count), "\(result.errLines)")
         #expect(result.status == 0)
     }
@@ -48,7 +48,7 @@ struct PeerMessagesCommandTests {
         let row = try #require(Self.rows.first { $0[0] == "php" && $0[1] == version && $0[8] == "ascii" && $0[6] == "48656c6c6f2066726f6d20612070656572" })
         let passwords = dir.file("wrong-\(version)", "wrong-1\nwrong-2\nwrong-3\n")
         let result = try run(["decrypt", "--no-store", "--verbose", "--jobs", "1", "--password-file", passwords],
-                             stdin: row[7] + "\n", extra: ["RWSECRET_PASSWORD": Self.text(hex: row[5])])
+                             stdin: row[7] + "\n", extra: ["RWSECRET_PASSWORD": Self.text(hex: row[5]), "RWSECRET_ALLOW_LEGACY": "1"])
         #expect(result.outLines == ["Hello from a peer"])
         // Three wrong HMAC keys, the right one's HMAC key, its encryption key.
         #expect(result.errLines.contains("rwsecret: key derivations: 5"), "\(result.errLines)")

@@ -33,6 +33,7 @@ struct BinaryPeerMessagesTests {
         for (index, record) in records.enumerated() {
             let message = dir.file("m\(index).bin", bytes: record.message)
             var arguments = ["decrypt", "--no-store", "--binary", message, "--iterations", record.iterations]
+            if record.version < "2" { arguments.append("--allow-legacy") }  // v0 and v1: ciphertext-only authentication
             if record.mode == "key" {
                 arguments += ["--key-file", dir.file("k\(index)", bytes: record.candidate)]
             } else {
@@ -54,6 +55,7 @@ struct BinaryPeerMessagesTests {
             let out = dir.url.appendingPathComponent("out\(index).bin").path
             let passwords = dir.file("p\(index)", bytes: Array("wrong-first\n".utf8) + record.candidate + [0x0A])
             var arguments = ["decrypt", "--no-store", "--binary", message, "--iterations", record.iterations, "--password-file", passwords]
+            if record.version < "2" { arguments.append("--allow-legacy") }  // v0 and v1: ciphertext-only authentication
             if index % 2 == 0 { arguments += ["-o", out] }
             let result = try RWSecretProcess.run(arguments, environment: RWSecretProcess.environment(home: dir.url))
             let released = index % 2 == 0 ? (FileManager.default.contents(atPath: out) ?? Data()) : result.stdout
