@@ -18,9 +18,9 @@ import Glibc
 /// message, a row with an ID), or the end ends it before that row. The run is
 /// then cut into messages at rows that start an RNCryptor v1–v3 header (a
 /// wrapped message whose last row is full width, directly followed by the next
-/// one): of all the ways to cut it, the one with the fewest rows of the run in
-/// failed messages — counted as one failure per stretch — and then the most
-/// messages is taken. A v1–v3 message is 2 bytes more than a multiple of 16
+/// one): of all the ways to cut it into valid messages and failed parts (a
+/// failed part holds no such row but its first), the one with the fewest
+/// failed parts, then the most messages, is taken. A v1–v3 message is 2 bytes more than a multiple of 16
 /// long, so two or more of them joined (up to 8) are never a valid message,
 /// and one message cut in two never gives two valid ones: the rule cannot
 /// mistake one for the other. Each message is reported at its first row; each
@@ -228,6 +228,8 @@ struct LineSource {
         var chars = width
         var made: [Row] = []
         var ended = false
+        // A long run is cut every `checkEvery` characters, so that it holds few messages at a time.
+        var checkAt = Self.checkEvery
         while !ended {
             var overflow = false
             while let (number, line) = try nextPhysical() {
@@ -238,7 +240,7 @@ struct LineSource {
                 rows.append((number, text))
                 chars += text.count
                 if text.count < width || text.last == UInt8(ascii: "=") { break }
-                if chars > maximumLength { overflow = true; break }
+                if chars > min(checkAt, maximumLength) { overflow = true; break }
             }
             ended = !overflow
             if rows.count == 1 && made.isEmpty && rows[0].line == firstLine { return Row(line: firstLine, id: id, content: alone) }
@@ -248,6 +250,7 @@ struct LineSource {
             if overflow, let (start, end) = segments.last {
                 let held = rows[start..<end].reduce(0) { $0 + $1.text.count }
                 if held <= maximumLength {
+                    checkAt = held + Self.checkEvery
                     // The last message may go on: keep its rows, make the others, read on.
                     segments.removeLast()
                     make(segments, of: rows, id: id, firstLine: firstLine, into: &made)
@@ -269,6 +272,9 @@ struct LineSource {
         pendingIndex = 0
         return made[0]
     }
+
+    /// How many characters of a run are read before the messages before its last are made.
+    static let checkEvery = 1 << 16
 
     /// The rows of the messages `segments` (row ranges) of a run.
     private func make(_ segments: [(Int, Int)], of rows: [(line: Int, text: [UInt8])], id: [UInt8]?, firstLine: Int, into made: inout [Row]) {
@@ -292,7 +298,7 @@ struct LineSource {
         var charsBefore = [0]
         for row in rows { charsBefore.append(charsBefore[charsBefore.count - 1] + row.count) }
         let starts = rows.map { start(of: $0) }
-        // best[k]: (failed stretches, -messages) for the rows before candidates[k], and the cut before it.
+        // best[k]: (failed parts, -messages) for the rows before candidates[k], and the cut before it.
         var best: [(failed: Int, messages: Int, from: Int)] = [(0, 0, -1)]
         for k in 1..<candidates.count {
             var choice: (failed: Int, messages: Int, from: Int)?
@@ -301,6 +307,8 @@ struct LineSource {
                 let valid = isMessage(start: starts[candidates[i]], characters: charsBefore[candidates[k]] - charsBefore[candidates[i]] - padding,
                                       padded: padding > 0)
                     || (!final && k == candidates.count - 1)
+                // A failed part holds no row that may start a message but its first.
+                if !valid && i != k - 1 { continue }
                 let cost = (failed: best[i].failed + (valid ? 0 : 1), messages: best[i].messages + (valid ? 1 : 0), from: i)
                 if let current = choice, (current.failed, -current.messages) <= (cost.failed, -cost.messages) { continue }
                 choice = cost

@@ -119,6 +119,15 @@ struct WrappedLinesTests {
         #expect(result.errLines.first?.hasPrefix("rwsecret: -:3: ") == true, "\(result.errLines)")
     }
 
+    @Test("two broken single-line messages of one width in a row: an error for each, not one for both")
+    func twoBrokenLines() throws {
+        let cut = { (plaintext: String) in String(Messages.password(plaintext, "pw").prefix(200)) }  // 150 bytes: bad length
+        let lines = [cut(String(repeating: "1", count: 100)), cut(String(repeating: "2", count: 100)), Messages.password("fine", "pw")]
+        let result = try run(["decrypt", "--no-store"], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(result.errLines == ["rwsecret: -:1: bad length", "rwsecret: -:2: bad length"])
+        #expect(result.outLines == ["fine"])
+    }
+
     // Before: 18 "bad base64" lines for 5 KB of random bytes; one line per row of a tar file.
     @Test("binary data: one line for the input, and the next input is still read")
     func binaryData() throws {
