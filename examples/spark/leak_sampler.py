@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Looks for the passwords where every process of the same user can read them, while a job runs.
 
-    python leak_sampler.py --passwords FILE --name NAME [--expect CMDLINE_PART ...]
+    python leak_sampler.py --passwords FILE --name NAME [--expect=PATH ...]
 
-Until SIGTERM, samples over and over, in every process of the machine: the
-command line and environment in /proc/PID/cmdline and /proc/PID/environ, and every tenth
-sample `ps axeww` (command lines with their environments). Looks there for each secret of
-FILE (LABEL<TAB>SECRET or SECRET lines) and for the file as base64. Then prints one line,
-`leak sampler (NAME): ...`, and exits 1 when a secret was found, or when no sample saw a
-process whose command line holds each --expect string (the job was never watched at work:
-the check could not have failed). Never prints a secret: only where one was found.
+Until SIGTERM, samples over and over, in every process of the machine: the command line and
+environment in /proc/PID/cmdline and /proc/PID/environ, and every tenth sample `ps axeww`
+(command lines with their environments). Looks there for each secret of FILE (LABEL<TAB>SECRET
+or SECRET lines) and for the file as base64. Then prints one line, `leak sampler (NAME): ...`,
+and exits 1 when a secret was found, or when no sample saw a process whose program or first
+argument is each --expect PATH (the job was never watched at work: the check could not have
+failed). Never prints a secret: only where one was found.
 """
 import argparse
 import base64
@@ -72,7 +72,7 @@ class Sampler:
             program = os.path.basename(cmdline.split(b"\0", 1)[0]).decode(errors="replace")
             self._leaks(f"/proc/PID/cmdline of {program}", cmdline)
             self._leaks(f"/proc/PID/environ of {program}", environ)
-            seen.update(e for e in self.expect if e in cmdline)
+            seen.update(e for e in self.expect if e in cmdline.split(b"\0")[:2])
         if self.samples % 10 == 0:
             ps = subprocess.run(["ps", "axeww", "-o", "pid=,args="], stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL).stdout
