@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# make test-spark: the Spark example in local[2] on a generated table, every row checked.
+# make test-spark: the Spark example in local[2] on a generated table, every row checked, with
+# no password in any process's command line or environment meanwhile; the pipe launcher, the
+# GNU parallel recipe and the venv's pandas (test_local.py); rows made to break the engines.
 #   run_tests.sh VENV RWSECRET WORKDIR [ROWS]
 set -euo pipefail
 venv=$1 rwsecret=$2 work=$3 rows=${4:-3000}
@@ -31,7 +33,8 @@ grep '^decrypt_table:' "$work/pandas.log" || true
 first=0
 "$venv/bin/python" "$here/check.py" --truth "$work/data/truth.jsonl" --output "$work/out-pandas" | tee "$work/check-pandas.txt" || first=1
 
-# The rest in one Spark session: RDD.pipe on CSV, and the jobs that must fail loudly.
+# The rest in one Spark session: RDD.pipe on CSV (sampled too), CR/LF/TAB/NUL in ids and
+# messages through both engines, and the jobs that must fail loudly.
 rest=0
 "${submit[@]}" "$here/test_spark.py" --data "$work/data" --work "$work" --rwsecret "$rwsecret" > "$work/rest.log" 2>&1 || rest=1
 grep -E '^(pipe engine|pandas engine|leak sampler|missing password|FAILED|mismatch|decrypt_table:|[0-9]+ passed)|/out-' "$work/rest.log" || tail -40 "$work/rest.log"
