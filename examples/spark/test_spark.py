@@ -18,6 +18,7 @@ import shutil
 import sys
 from collections import Counter
 
+import pandas as pd
 from pyspark.sql import SparkSession
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,8 +36,6 @@ def injection_table(rwsecret, folder):
     (they decrypt), and messages holding a line break and then another row's `ID<TAB>MESSAGE`
     (issue 28: one gave an extra row for id000007), a TAB or a NUL: each fails as its own row.
     """
-    import pandas as pd
-
     secret = b"injection-password-1"
     labels = {"one": secret}
     texts = [f"plaintext {i}".encode() for i in range(14)]
@@ -96,7 +95,8 @@ def main():
     # process of the user can read it (the launcher's environment held them all, issue 28).
     output = os.path.join(args.work, "out-pipe-csv")
     passwords = os.path.join(args.data, "passwords")
-    sampler = leak_sampler.Sampler(leak_sampler.needles(passwords), [decrypt_table.pipe_launcher(args.rwsecret, b"", 1)[0], args.rwsecret]).start()
+    launcher = decrypt_table.pipe_launcher(args.rwsecret, b"", 1)[0]
+    sampler = leak_sampler.Sampler(leak_sampler.needles(passwords), [launcher, args.rwsecret]).start()
     try:
         job("pipe", "csv", passwords, output)
     finally:
@@ -118,7 +118,6 @@ def main():
             decrypt_table.run(spark, decrypt_table.parse_args([
                 "--input", os.path.join(folder, "table.parquet"), "--engine", engine, "--output", output,
                 "--passwords", injection_passwords, "--rwsecret", args.rwsecret, "--partitions", "2"]))
-            import pandas as pd
             out = pd.read_parquet(output)
             got = Counter((r["id"], r["status"], None if r["plaintext"] is None else r["plaintext"].encode())
                           for r in out.to_dict("records"))
