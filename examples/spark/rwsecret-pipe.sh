@@ -5,15 +5,18 @@
 # stdin: first one line `RWSECRET-PASSWORDS <base64>`, the password lines (LABEL<TAB>SECRET
 # or SECRET) as base64, then the rows. RDD.pipe starts this script with the environment the
 # driver gave it (env=…, which replaces the whole environment): RWSECRET_BIN (the rwsecret
-# binary) and RWSECRET_JOBS (read by rwsecret), never a password. The passwords are never in an environment or
-# on a command line, where any process of the same user could read them through /proc or ps:
-# this shell reads the first line into a variable (its own memory, like mapInPandas's Python
-# worker holds them) and hands them to rwsecret through a pipe, read as --password-fd 3.
+# binary) and RWSECRET_JOBS (read by rwsecret), never a password. The passwords are never in
+# an environment or on a command line, where any process of the same user could read them
+# through /proc or ps: this shell reads the first line into a variable (its own memory, as
+# mapInPandas's Python worker holds them) and hands them to rwsecret through a pipe, read as
+# --password-fd 3.
 set -eu
 if [ -n "${RWSECRET_PIPE_PASSWORDS+set}" ]; then
     # What the launcher read before: in its environment, it was readable in /proc/PID/environ
     # for the whole partition.
-    echo "rwsecret-pipe.sh: RWSECRET_PIPE_PASSWORDS is not read (an environment is readable by every process of the user): give the passwords as the first line of stdin, RWSECRET-PASSWORDS <base64>" >&2
+    echo "rwsecret-pipe.sh: RWSECRET_PIPE_PASSWORDS is not read (an environment is readable by" \
+         "every process of the user): give the passwords as the first line of stdin," \
+         "RWSECRET-PASSWORDS <base64>" >&2
     exit 64
 fi
 bin=${RWSECRET_BIN:-rwsecret}
