@@ -109,16 +109,23 @@ bench: deps static-cxx
 bench-peers: release
 	bash scripts/side-by-side.sh "$(DIST)/rwsecret"
 
-## spark-deps: PySpark, pandas and pyarrow from PyPI in a virtual environment under the build folder, and Java
+## spark-deps: PySpark, pandas and pyarrow from PyPI in a virtual environment under the build folder,
+## Java, and GNU parallel (its recipe is tested by test-spark)
 SPARK_VENV := $(CURDIR)/.build/spark-venv
 PYTHON ?= python3
-SPARK_PIP := "pyspark>=4.0,<5" "pandas>=2.2" "pyarrow>=15"
+# pandas and pyarrow as PySpark 4 supports them (pyspark.sql.pandas.utils): pandas 2.2 or later
+# but not 3 (PySpark warns "does not yet fully support pandas >= 3.0.0" on every job), pyarrow 18
+# or later. A venv that PySpark's own check warns about is brought into line.
+SPARK_PIP := "pyspark>=4.0,<5" "pandas>=2.2,<3" "pyarrow>=18"
+SPARK_CHECK := from pyspark.sql.pandas.utils import require_minimum_pandas_version as p, require_minimum_pyarrow_version as a; p(); a()
 spark-deps: deps
 	@command -v java >/dev/null || { echo "installing openjdk-17-jre-headless (Spark needs Java 17 or later)"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; }
-	@"$(SPARK_VENV)/bin/python" -c 'import pyspark, pandas, pyarrow' 2>/dev/null || { \
+	@command -v parallel >/dev/null || { echo "installing GNU parallel"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends parallel; }
+	@"$(SPARK_VENV)/bin/python" -W error -c '$(SPARK_CHECK)' 2>/dev/null || { \
 	  echo "installing PySpark, pandas and pyarrow into $(SPARK_VENV) (about 500 MB, once)"; \
-	  $(PYTHON) -m venv "$(SPARK_VENV)" || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv "$(SPARK_VENV)"; }; \
+	  [ -x "$(SPARK_VENV)/bin/pip" ] || $(PYTHON) -m venv "$(SPARK_VENV)" || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv "$(SPARK_VENV)"; }; \
 	  "$(SPARK_VENV)/bin/pip" install --quiet --disable-pip-version-check $(SPARK_PIP); }
 
 ## test-spark: the Spark example (examples/spark) in local[2] on a generated table, every row checked

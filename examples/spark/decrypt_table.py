@@ -4,11 +4,19 @@
     spark-submit decrypt_table.py --input TABLE --output OUT --passwords FILE \
         [--format parquet|csv] [--engine pandas|pipe] [--partitions N] [--rwsecret PATH]
 
-TABLE has the columns `id` (unique, no TAB or line break) and `message` (base64, possibly
-wrapped over several lines, or empty). OUT (Parquet) gets one row per input row:
-`id, status, plaintext, plaintext_base64, password, error` — status is `decrypted`,
-`failed` or `skipped` (no message); `plaintext_base64` instead of `plaintext` when the
-plaintext is not UTF-8; `password` is the label of the password that opened it.
+TABLE has the columns `id` (any string: TAB, line breaks, NUL and repeated ids included) and
+`message` (base64, possibly wrapped over several lines, or empty). OUT (Parquet) gets exactly
+one row per input row: `id, status, plaintext, plaintext_base64, password, error` — status is
+`decrypted`, `failed` or `skipped` (no message); `plaintext_base64` instead of `plaintext`
+when the plaintext is not UTF-8; `password` is the label of the password that opened it.
+
+No field of the table ever reaches rwsecret with a line break in it, so no message can pass
+for another row: each row is one line `KEY<TAB>MESSAGE`, where KEY is the row's number in
+its partition (the table's id never goes to rwsecret, so ids may hold anything and repeat)
+and the message has its line breaks taken out (a wrapped message is joined; a message with
+anything else in it fails as its own row). Each record is matched to its row by its `line`
+(the input line number rwsecret puts in every record) and its `id` (the KEY): a record out of
+step fails the task.
 
 Passwords: FILE (`-` for stdin) is read on the driver only, one password per line,
 `LABEL<TAB>SECRET` or just `SECRET`. The driver hands them to each rwsecret through a
@@ -22,21 +30,25 @@ network or on disk.
 --engine pandas (the default) uses `mapInPandas`: each partition starts one
 `rwsecret decrypt --in-band --id-column`, streams its rows in and reads one record per
 input line back, in order. --engine pipe does the same with `RDD.pipe` and the launcher
-`rwsecret-pipe.sh` beside this file (see it for how the passwords get there).
+`rwsecret-pipe.sh` beside this file: the passwords go as the first line of the partition's
+stdin (base64), never in the launcher's environment or command line, which every process of
+the same user can read through /proc and ps.
 """
 import argparse
+import base64
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+import traceback
 
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 RESULT_SCHEMA = T.StructType([
-    T.StructField("id", T.StringType(), False),
+    T.StructField("id", T.StringType(), True),
     T.StructField("status", T.StringType(), True),
     T.StructField("plaintext", T.StringType(), True),
     T.StructField("plaintext_base64", T.StringType(), True),
@@ -59,20 +71,38 @@ def rwsecret_command(rwsecret, fd, jobs):
             "--jobs", str(jobs), "--password-fd", str(fd)]
 
 
-def row_line(row_id, message):
-    """One row as rwsecret reads it: `ID<TAB>MESSAGE` (the message may hold line breaks)."""
-    row_id = "" if row_id is None else str(row_id)
-    if any(c in row_id for c in "\t\r\n"):
-        raise ValueError(f"id {row_id!r} holds a TAB or a line break: rwsecret cannot give it back")
+def row_key(number):
+    """What rwsecret gets as the ID of a partition's row `number` (1-based): digits only."""
+    return str(number)
+
+
+def row_line(key, message):
+    """One row as rwsecret reads it: `KEY<TAB>MESSAGE`, on one line.
+
+    The message's line breaks are taken out: a wrapped message is joined (base64 has no line
+    breaks), and a message with a line break and something else (`garbage\nID<TAB>...`) is one
+    line that fails as itself instead of passing for another row.
+    """
     if message is None or (isinstance(message, float) and message != message):  # None or NaN
         message = ""
-    return f"{row_id}\t{message}"
+    return f"{key}\t{message.replace(chr(13), '').replace(chr(10), '')}"
 
 
-def result_row(record):
-    """A Spark row from one rwsecret JSON record."""
+def checked_record(raw, line, key):
+    """The JSON record `raw`, after checking that it is the one of input line `line` (ID `key`)."""
+    record = json.loads(raw)
+    if record.get("line") != line or record.get("id") != key:
+        raise RuntimeError(f"rwsecret gave the record of line {record.get('line')!r} (id {record.get('id')!r}) "
+                           f"where line {line} (id {key!r}) was expected")
+    return record
+
+
+def result_row(row_id, record):
+    """A Spark row: the table's id, and rwsecret's JSON record of that row."""
+    if isinstance(row_id, float) and row_id != row_id:  # pandas' NaN for a null id
+        row_id = None
     return {
-        "id": record.get("id"),
+        "id": row_id,
         "status": record.get("status"),
         "plaintext": record.get("plaintext"),
         "plaintext_base64": record.get("plaintext_base64"),
@@ -84,10 +114,9 @@ def result_row(record):
 def decrypt_partition(batches, rwsecret, passwords, jobs):
     """mapInPandas: one rwsecret process for the whole partition, rows streamed through it.
 
-    rwsecret writes one record per input line, in order. Each row is one or more lines
-    (a wrapped message); its first record is its result and the others are the `skipped`
-    records of its later lines. After each batch an empty line ends any wrapped message,
-    so the batch's last record comes without waiting for the next batch.
+    rwsecret writes one record per input line, in order, and each row is one line. After each
+    batch an empty line ends a row that could be the start of a wrapped message, so the
+    batch's last record comes without waiting for the next batch.
     """
     import pandas as pd
 
@@ -110,9 +139,12 @@ def decrypt_partition(batches, rwsecret, passwords, jobs):
         detail = b"".join(errors).decode("utf-8", "replace").strip()
         raise RuntimeError(f"rwsecret {reason} (exit {process.returncode}): {detail}")
 
+    line = 0  # rwsecret's input line number of the last line written
     try:
         for batch in batches:
-            lines = [row_line(i, m) for i, m in zip(batch["id"], batch["message"])]
+            first = line + 1
+            lines = [row_line(row_key(first + i), m) for i, m in enumerate(batch["message"])]
+            line += len(lines) + 1  # and the empty line that closes the batch
             payload = ("\n".join(lines) + "\n\n").encode("utf-8", "surrogateescape")
             writer_error = []
 
@@ -125,19 +157,17 @@ def decrypt_partition(batches, rwsecret, passwords, jobs):
             writer = threading.Thread(target=write, daemon=True)
             writer.start()
             rows = []
-            for line in lines:
-                records = []
-                for _ in range(line.count("\n") + 1):
-                    raw = process.stdout.readline()
-                    if not raw:
-                        writer.join()
-                        process.wait()
-                        fail("stopped before every row had a record")
-                    records.append(json.loads(raw))
-                expected = line.split("\t", 1)[0]
-                if records[0].get("id") != expected:
-                    fail(f"gave id {records[0].get('id')!r} where {expected!r} was expected")
-                rows.append(result_row(records[0]))
+            for number, row_id in enumerate(batch["id"], first):
+                raw = process.stdout.readline()
+                if not raw:
+                    writer.join()
+                    process.wait()
+                    fail("stopped before every row had a record")
+                try:
+                    record = checked_record(raw, number, row_key(number))
+                except (RuntimeError, ValueError) as e:
+                    fail(str(e))
+                rows.append(result_row(row_id, record))
             if not process.stdout.readline():  # the batch's closing empty line
                 fail("stopped before the end of a batch")
             writer.join()
@@ -157,20 +187,83 @@ def decrypt_partition(batches, rwsecret, passwords, jobs):
             process.wait()
 
 
-def pipe_results(table, rwsecret, passwords, jobs):
-    """The same with RDD.pipe: rows as text lines in, JSON records out, joined back on id."""
+PIPE_PASSWORDS_PREFIX = "RWSECRET-PASSWORDS "
+
+
+def pipe_launcher(rwsecret, passwords, jobs):
+    """How the pipe engine starts rwsecret-pipe.sh: (command, environment, its first stdin line).
+
+    The passwords are only in the first line (base64): never in the environment (RDD.pipe's
+    env=, readable in /proc/PID/environ) or on the command line (ps).
+    """
     launcher = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rwsecret-pipe.sh")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),  # RDD.pipe replaces the whole environment
         "RWSECRET_BIN": rwsecret,
         "RWSECRET_JOBS": str(jobs),
-        "RWSECRET_PIPE_PASSWORDS": passwords.decode("utf-8", "surrogateescape"),
     }
-    lines = table.rdd.map(lambda row: row_line(row["id"], row["message"]))
-    records = lines.pipe(launcher, env=env, checkCode=True).map(json.loads)
-    # Blank lines and the later lines of a wrapped message have no id: only rows' results remain.
-    results = records.filter(lambda r: r.get("id") is not None).map(result_row)
-    return results
+    return launcher, env, PIPE_PASSWORDS_PREFIX + base64.b64encode(passwords).decode("ascii")
+
+
+# The ID of the last line of every partition's input: its record shows that rwsecret read
+# every row (a record lost or added fails the task).
+PIPE_END_KEY = "end"
+# The ID of the line that ends a partition's input early, when its rows could not be read.
+PIPE_ERROR_KEY = "error"
+
+
+def pipe_key(number, row_id):
+    """The pipe engine's KEY: the row's number, then `.` and its id as base64 unless it is null."""
+    if row_id is None:
+        return row_key(number)
+    return row_key(number) + "." + base64.urlsafe_b64encode(str(row_id).encode("utf-8", "surrogateescape")).decode("ascii")
+
+
+def pipe_input(first_line, rows):
+    """One partition's stdin for the launcher: the passwords' line, the rows, an end line."""
+    yield first_line
+    try:
+        for number, (row_id, message) in enumerate(rows, 1):
+            yield row_line(pipe_key(number, row_id), message)
+    except Exception:
+        # RDD.pipe writes this in a thread of its own: an exception there would end the
+        # thread without closing rwsecret's stdin, and the task would wait for ever.
+        traceback.print_exc()
+        yield f"{PIPE_ERROR_KEY}\t"
+        return
+    yield f"{PIPE_END_KEY}\t"
+
+
+def pipe_output(records):
+    """One partition's result rows from its records: each checked against its line number,
+    its id decoded from its KEY; the end line's record must come last, right after the rows."""
+    line = 0
+    for raw in records:
+        line += 1
+        record = json.loads(raw)
+        if record.get("id") == PIPE_END_KEY and record.get("line") == line:
+            if next(records, None) is not None:
+                raise RuntimeError("rwsecret gave a record after the end of the partition")
+            return
+        if record.get("id") == PIPE_ERROR_KEY:
+            raise RuntimeError("the rows of this partition could not be read (the executor's log has the exception)")
+        number, dot, encoded = str(record.get("id")).partition(".")
+        if record.get("line") != line or number != row_key(line):
+            raise RuntimeError(f"rwsecret gave the record of line {record.get('line')!r} (id {record.get('id')!r}) "
+                               f"where line {line} was expected")
+        row_id = base64.urlsafe_b64decode(encoded).decode("utf-8", "surrogateescape") if dot else None
+        yield result_row(row_id, record)
+    raise RuntimeError(f"rwsecret stopped after {line} records, before the end of the partition")
+
+
+def pipe_results(table, rwsecret, passwords, jobs):
+    """The same with RDD.pipe: each partition's rows as `KEY<TAB>MESSAGE` lines through the
+    launcher, the passwords' line first; JSON records out, zipped with the rows by line number.
+    KEY carries the table's id (as base64), so no join on id is needed and ids may repeat."""
+    launcher, env, first_line = pipe_launcher(rwsecret, passwords, jobs)
+    lines = table.rdd.map(lambda row: (row["id"], row["message"])).mapPartitions(lambda rows: pipe_input(first_line, rows))
+    records = lines.pipe(launcher, env=env, checkCode=True)
+    return records.mapPartitions(lambda records: pipe_output(iter(records)))
 
 
 def parse_args(argv=None):
@@ -204,8 +297,9 @@ def run(spark, args):
         results = table.mapInPandas(lambda batches: decrypt_partition(batches, rwsecret, secret, jobs), RESULT_SCHEMA)
     else:
         results = spark.createDataFrame(pipe_results(table, rwsecret, secret, jobs), RESULT_SCHEMA)
-    # Every input row, with its result joined back on id.
-    out = table.select("id").join(results, on="id", how="left").select(*RESULT_COLUMNS)
+    # Each engine gives exactly one result row per input row (every record checked against
+    # its row's line number), with the row's own id: no join on id, which may repeat.
+    out = results.select(*RESULT_COLUMNS)
     out.write.mode("overwrite").parquet(args.output)
     rows = spark.read.parquet(args.output).count()
     print(f"decrypt_table: {rows} rows in {time.monotonic() - started:.1f} s "
