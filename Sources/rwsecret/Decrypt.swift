@@ -105,7 +105,7 @@ extension RWSecret {
             }
             let jobCount = try JobCount.resolve(option: jobs)  // a bad RWSECRET_JOBS is bad usage (64), checked first
             // The files the run uses, known before --password-fd's are read and closed: -o never replaces one.
-            let runFiles = binary ? RunFiles.of(global: global, noStore: noStore, keyFile: keyFile, passwordFiles: passwordFile, passwordDescriptors: passwordFd) : RunFiles()
+            let runFiles = binary ? RunFiles.of(global: global, keyFile: keyFile, passwordFiles: passwordFile, passwordDescriptors: passwordFd) : RunFiles()
             // What was given for the run, checked before anything is read or opened.
             var runOnly: [ChainPassword] = []
             for path in passwordFile { runOnly += try RunPasswords.load(file: path) }

@@ -224,14 +224,19 @@ package final class PrivateFile {
         }
         defer { closedir(dir) }
         let alphanumeric = { (byte: UInt8) in (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) }
+        let length = prefix.utf8.count + suffixLength
         var stale: [String] = []
+        // Names compared in place with strncmp: a folder of many files costs no String per entry.
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            let match = prefix.withCString { head in
+                withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                    return strncmp(name, head, strlen(head)) == 0 && strnlen(name, raw.count) == length
+                }
             }
-            guard name.hasPrefix(prefix), name.utf8.count == prefix.utf8.count + suffixLength,
-                  name.utf8.dropFirst(prefix.utf8.count).allSatisfy(alphanumeric) else { continue }
-            stale.append(name)
+            guard match else { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(length), as: UTF8.self) }
+            if name.utf8.dropFirst(prefix.utf8.count).allSatisfy(alphanumeric) { stale.append(name) }
         }
         for name in stale {
             var named = stat()

@@ -31,17 +31,17 @@ struct RunFiles {
         return files.first { $0.device == UInt(target.st_dev) && $0.inode == UInt(target.st_ino) }?.what
     }
 
-    /// The files of a run with these store options (none under `--no-store`), key
-    /// file, password files and password descriptors.
-    static func of(global: GlobalOptions, noStore: Bool, keyFile: String?, passwordFiles: [String], passwordDescriptors: [Int32] = []) -> RunFiles {
+    /// The files of a run with these store options, key file, password files and
+    /// password descriptors. The vault these options name and the two locks count
+    /// even when the run does not open the store (`--no-store`, a key-based message,
+    /// the keyring chosen): plaintext over them is never what was meant.
+    static func of(global: GlobalOptions, keyFile: String?, passwordFiles: [String], passwordDescriptors: [Int32] = []) -> RunFiles {
         var files = RunFiles()
-        if !noStore {
-            let selector = global.storeSelector
-            let vault = selector.vaultPath().path
-            files.add("the vault", path: vault)
-            files.add("the vault's lock file", path: vault + ".lock")
-            files.add("the keyring's lock file", path: selector.keyringLockPath())
-        }
+        let selector = global.storeSelector
+        let vault = selector.vaultPath().path
+        files.add("the vault", path: vault)
+        files.add("the vault's lock file", path: vault + ".lock")
+        files.add("the keyring's lock file", path: selector.keyringLockPath())
         files.add("the key file", path: keyFile)
         for path in passwordFiles { files.add("a password file", path: path) }
         for fd in passwordDescriptors { files.add("the file of --password-fd \(fd)", descriptor: fd) }

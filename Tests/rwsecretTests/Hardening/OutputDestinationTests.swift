@@ -198,6 +198,16 @@ struct OutputDestinationTests {
         #expect(fd.status == 73, "\(fd.stderr)")
         #expect(fd.errLines == ["rwsecret: \(passwords): cannot create: it is the file of --password-fd 3"])
         #expect(FileManager.default.contents(atPath: passwords) == Data("pw\n".utf8))
+        // encrypt -o: never over its key or password file (nor the vault) either.
+        let plain = dir.file("plain", "to encrypt")
+        for (out, what, arguments) in [(keyFile, "the key file", ["--key-file", keyFile]), (passwords, "a password file", ["--password-file", passwords]),
+                                       (vault, "the vault", ["--password-file", passwords])] {
+            let before = FileManager.default.contents(atPath: out)
+            let result = try RWSecretProcess.run(["encrypt", "--binary", plain, "-o", out] + arguments, environment: env)
+            #expect(result.status == 73, "encrypt -o \(what): \(result.stderr)")
+            #expect(result.errLines == ["rwsecret: \(out): cannot create: it is \(what)"])
+            #expect(FileManager.default.contents(atPath: out) == before, "encrypt -o \(what) changed it")
+        }
         // The vault still opens with its password.
         let stillThere = try RWSecretProcess.run(["password", "list"], environment: environment(["RWSECRET_VAULT": vault, "RWSECRET_VAULT_PASSPHRASE": "vault passphrase"]))
         #expect(stillThere.outLines == ["work"], "\(stillThere.stderr)")
@@ -229,6 +239,10 @@ struct OutputDestinationTests {
         let toFile = try shell("exec \"$0\" decrypt --no-store --binary \"$1\" -o out.bin >&-", message)
         #expect(toFile.status == 0, "\(toFile.stderr)")
         #expect(FileManager.default.contents(atPath: dir.path + "/out.bin") == Data(plaintext))
+        // encrypt --binary alike.
+        let encrypted = try shell("exec \"$0\" encrypt --binary \"$1\" >&-", message)
+        #expect(encrypted.status == 74)
+        #expect(encrypted.errLines == ["rwsecret: -: stdout is closed"])
         // Line mode: still 74.
         let text = dir.file("m.txt", Messages.password("hello", "pw") + "\n")
         let lines = try shell("exec \"$0\" decrypt --no-store \"$1\" >&-", text)
