@@ -14,7 +14,9 @@ struct BinaryDecryption {
     var runFiles = RunFiles()
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
-    /// terminal (no `-o`), an OUT that is the input or a folder.
+    /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,
+    /// another file the run uses, a folder, a link, FIFO or file planted by another
+    /// user in a sticky world-writable folder, or on a filesystem without `O_TMPFILE`.
     func run(file name: String) throws -> ExitStatus {
         let shown = name == "-" ? "-" : name
         let input: InputFile

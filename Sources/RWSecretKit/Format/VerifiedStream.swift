@@ -21,8 +21,11 @@ internal import CLinuxSyscalls
 ///   bad padding is found before any byte is released.
 ///
 /// Nothing reaches the destination before the HMAC verifies: a file
-/// destination receives the complete private file by `rename` (it appears
-/// whole or not at all, and a failed run leaves an existing file untouched); a
+/// destination receives the complete private file by `PrivateFile.link` (it
+/// appears whole or not at all, a failed run leaves an existing file untouched,
+/// and plaintext never has a name a SIGKILL could leave behind, other than in
+/// `link`'s two-call replacement of an existing file; a filesystem without
+/// `O_TMPFILE` is refused rather than given a named plaintext); a
 /// descriptor destination (stdout, a FIFO, a device) receives the bytes only
 /// afterwards. A regular input that changes while it is read (size or
 /// modification time) fails with `inputChanged`, even when what was read verifies.
@@ -153,10 +156,9 @@ public struct VerifiedStream {
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
         // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
         // the winner is known. For a file destination it is made in the destination's
-        // folder, to become the destination by `rename`.
-        // A file destination's private file will hold plaintext and be named in the end:
-        // only an unnamed one (a named one would outlive a SIGKILL), and the hidden names
-        // earlier killed runs left in that folder go first.
+        // folder, to become the destination by `link`: only an unnamed one (a named one
+        // would hold plaintext a SIGKILL leaves behind), and the hidden names killed runs
+        // left in that folder are swept first.
         let store: PrivateFile
         if destination.isFile {
             PrivateFile.sweep(folder: folder)
