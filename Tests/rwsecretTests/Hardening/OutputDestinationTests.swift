@@ -48,6 +48,10 @@ struct OutputDestinationTests {
         #expect(toFifo.status == 73, "\(toFifo.stderr)")
         #expect(toFifo.errLines == ["rwsecret: \(fifo): cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)"])
         #expect(HardeningTests.drain(reader).isEmpty, "the planted FIFO received the plaintext")
+        // encrypt -o applies the same rule.
+        let encrypted = try RWSecretProcess.run(["encrypt", "--binary", dir.file("plain", "to encrypt"), "-o", fifo], environment: environment())
+        #expect(encrypted.status == 73, "\(encrypted.stderr)")
+        #expect(HardeningTests.drain(reader).isEmpty, "the planted FIFO received the message")
 
         let file = sticky + "/out.bin"
         #expect(try SecondUser.run(mallory, ["sh", "-c", "echo planted > \"$1\" && chmod 666 \"$1\"", "sh", file]) == 0)
