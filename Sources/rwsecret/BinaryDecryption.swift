@@ -10,9 +10,13 @@ struct BinaryDecryption {
     let session: DecryptSession
     /// `-o`: nil or `-` is stdout.
     let output: String?
+    /// The other files the run uses (vault, locks, key and password files): never OUT.
+    var runFiles = RunFiles()
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
-    /// terminal (no `-o`), an OUT that is the input or a folder.
+    /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,
+    /// another file the run uses, a folder, a link, FIFO or file planted by another
+    /// user in a sticky world-writable folder, or on a filesystem without `O_TMPFILE`.
     func run(file name: String) throws -> ExitStatus {
         let shown = name == "-" ? "-" : name
         let input: InputFile
@@ -42,7 +46,10 @@ struct BinaryDecryption {
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
+            case .create(let error) where error.code == EOPNOTSUPP: return report(output ?? "-", Self.noUnnamedFiles, .cannotCreate)
             case .create(let error): return report(output ?? "-", "cannot create: \(error)", .cannotCreate)
+            case .temporaryFile(let error, let folder):
+                return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
             case .write(let error):
                 // A reader that closes stdout early ends the run quietly, as other filters do.
                 if error.isBrokenPipe, case .descriptor = destination { return .success }
@@ -53,6 +60,10 @@ struct BinaryDecryption {
 
     /// Where the plaintext goes, or the status of a refusal already reported.
     private func destination(input: InputFile) throws -> DestinationChoice {
+        // A stdout closed at start holds /dev/null: the plaintext would vanish with exit 0.
+        if StandardStreams.wasClosed(STDOUT_FILENO) && (output == nil || output == "-" || output.map(StandardStreams.namesStandardOutput) == true) {
+            return .refused(report("-", "stdout is closed", .ioError))
+        }
         guard let output, output != "-" else {
             if output == nil && isatty(STDOUT_FILENO) == 1 {
                 throw CommandFailure(.usage, "refusing to write raw plaintext to a terminal: give -o FILE (or -o - to insist), or redirect stdout")
@@ -69,15 +80,29 @@ struct BinaryDecryption {
            (source.st_mode & S_IFMT) == S_IFREG, source.st_dev == target.st_dev, source.st_ino == target.st_ino {
             return .refused(report(output, "cannot create: it is the input file", .cannotCreate))
         }
+        // Nor any other file the run uses: the vault, a lock, the key, passwords.
+        if let used = runFiles.conflict(with: output) {
+            return .refused(report(output, "cannot create: it is \(used)", .cannotCreate))
+        }
         switch kind {
-        case .replaceable: return .chosen(.file(output))
+        case .replaceable:
+            // Refused before anything is read (a password asked): see `noUnnamedFiles`.
+            if !PrivateFile.canBeUnnamed(in: folder(of: output)) { return .refused(report(output, Self.noUnnamedFiles, .cannotCreate)) }
+            return .chosen(.file(output))
         case .directory: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
         case .plantedLink:
             return .refused(report(output, "cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)", .cannotCreate))
+        case .plantedFile:
+            return .refused(report(output, "cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)", .cannotCreate))
         // A symbolic link, a FIFO, a device: opened only once verified, by the kernel's rules.
         case .openedThrough: return .chosen(.openedLater(output))
         }
     }
+
+    /// Why OUT is refused on a filesystem without `O_TMPFILE` (FUSE, some network
+    /// filesystems): plaintext there would need a name before it is complete, and a
+    /// SIGKILL would leave it behind.
+    static let noUnnamedFiles = "cannot create: its folder's filesystem cannot make unnamed files (O_TMPFILE), and a killed run would leave plaintext there under a temporary name; write OUT on another filesystem, or to stdout"
 
     private enum DestinationChoice {
         case chosen(VerifiedStream.Destination)

@@ -113,6 +113,8 @@ extension RWSecret {
             }
             let jobCount = try JobCount.resolve(option: jobs)  // a bad RWSECRET_JOBS is bad usage (64), checked first
             _ = try LegacyOption.allowed(flag: allowLegacy)  // so is a bad RWSECRET_ALLOW_LEGACY
+            // The files the run uses, known before --password-fd's are read and closed: -o never replaces one.
+            let runFiles = binary ? RunFiles.of(global: global, keyFile: keyFile, passwordFiles: passwordFile, passwordDescriptors: passwordFd) : RunFiles()
             // What was given for the run, checked before anything is read or opened.
             var runOnly: [ChainPassword] = []
             for path in passwordFile { runOnly += try RunPasswords.load(file: path) }
@@ -138,7 +140,7 @@ extension RWSecret {
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let status = binary
-                ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
+                ? try BinaryDecryption(session: session, output: output, runFiles: runFiles).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)
             global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
             throw CommandFailure.silent(status)

@@ -77,12 +77,14 @@ extension RWSecret {
             // Here, not in validate(): the parser reports an unknown option only after validate() passes.
             if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
             let global = try self.global.merged(with: root.global)
+            // The files the run uses: -o never replaces one.
+            let runFiles = RunFiles.of(global: global, keyFile: keyFile, passwordFiles: passwordFile.map { [$0] } ?? [])
             let credential = try loadCredential(global)
             if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
                 Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
             }
             if binary {
-                throw CommandFailure.silent(try encryptBinary(file: files.first ?? "-", credential: credential))
+                throw CommandFailure.silent(try encryptBinary(file: files.first ?? "-", credential: credential, runFiles: runFiles))
             }
             throw CommandFailure.silent(try encryptLines(files: files.isEmpty ? ["-"] : files, credential: credential))
         }
@@ -162,17 +164,23 @@ extension RWSecret {
         }
 
         /// The whole input becomes one raw message, streamed.
-        private func encryptBinary(file name: String, credential: Credential) throws -> ExitStatus {
+        private func encryptBinary(file name: String, credential: Credential, runFiles: RunFiles) throws -> ExitStatus {
             let input: InputFile
             do { input = try InputFile(name) } catch {
                 throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             let destination: OutputFile
-            if let output {
+            if let output, !(StandardStreams.wasClosed(STDOUT_FILENO) && StandardStreams.namesStandardOutput(output)) {
+                // Never over the key, password file or vault the run uses (it would be lost).
+                if let used = runFiles.conflict(with: output) {
+                    throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is \(used)")
+                }
                 do { destination = try OutputFile(replacing: output) } catch {
                     throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
                 }
             } else {
+                // A stdout closed at start holds /dev/null: the message would vanish with exit 0.
+                if StandardStreams.wasClosed(STDOUT_FILENO) { throw CommandFailure(.ioError, "-: stdout is closed") }
                 destination = OutputFile()
             }
             let encryptor = makeEncryptor(credential)

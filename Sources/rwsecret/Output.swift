@@ -6,7 +6,7 @@ import RWSecretKit
 /// Buffered writing to a file descriptor, with explicit flushes (stdout is flushed per message).
 final class Output: @unchecked Sendable {
     // Used from the main thread only (results are written in order there).
-    static let standardOutput = Output(fd: STDOUT_FILENO)
+    static let standardOutput = Output(fd: STDOUT_FILENO, closedAtStart: StandardStreams.wasClosed(STDOUT_FILENO))
     static let standardError = Output(fd: STDERR_FILENO, unbuffered: true)
 
     let fd: Int32
@@ -17,10 +17,15 @@ final class Output: @unchecked Sendable {
     private(set) var brokenPipe = false
     /// The errno of the failed write ("No space left on device").
     private(set) var errorCode: Int32 = 0
+    /// The descriptor was closed when the process started (`StandardStreams`).
+    private let closedAtStart: Bool
 
-    init(fd: Int32, unbuffered: Bool = false) {
+    /// `closedAtStart`: the descriptor was closed when the process started (it holds
+    /// /dev/null now): the first write fails with EBADF, as it would have.
+    init(fd: Int32, unbuffered: Bool = false, closedAtStart: Bool = false) {
         self.fd = fd
         self.unbuffered = unbuffered
+        self.closedAtStart = closedAtStart
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -42,7 +47,10 @@ final class Output: @unchecked Sendable {
         defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
         ProgressLine.eraseBeforeWriting(to: fd)  // never text after the progress line on one terminal line
-        do throws(SystemError) { try writeAll(fd, buffer) } catch {
+        do throws(SystemError) {
+            if closedAtStart { throw SystemError(code: EBADF) }
+            try writeAll(fd, buffer)
+        } catch {
             failed = true
             errorCode = error.code
             brokenPipe = error.isBrokenPipe

@@ -6,13 +6,16 @@ import Glibc
 
 /// What the process does before it reads any secret, and how it ends.
 enum ProcessHardening {
-    /// Makes the process non-dumpable and sets `RLIMIT_CORE` to 0, before any secret is read.
+    /// Holds closed standard descriptors (`StandardStreams`), makes the process
+    /// non-dumpable and sets `RLIMIT_CORE` to 0, before any secret is read.
     ///
     /// Non-dumpable: no core file is written whatever the system's core pattern says,
     /// `/proc/PID/mem`, `/proc/PID/environ` and `/proc/PID/fd` belong to root, and other
     /// processes of the same user cannot ptrace it. `RLIMIT_CORE` 0 covers the core
     /// handlers that ignore the dumpable flag, and children such as a pager.
     static func apply() {
+        // Before any file is opened: no file may take the number of a closed stdin, stdout or stderr.
+        StandardStreams.holdClosed()
         _ = rws_set_dumpable(0)
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)

@@ -26,7 +26,8 @@ enum RunPasswords {
     static func load(descriptor fd: Int32) throws -> [ChainPassword] {
         let name = "--password-fd \(fd)"
         var info = stat()
-        guard fstat(fd, &info) == 0 else {
+        guard !StandardStreams.wasClosed(fd), fstat(fd, &info) == 0 else {
+            if StandardStreams.wasClosed(fd) { errno = EBADF }
             throw CommandFailure(.noInput, "\(name): \(SystemError(code: errno)) (the descriptor is not open)")
         }
         guard (info.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure(.noInput, "\(name): \(SystemError(code: EISDIR))") }

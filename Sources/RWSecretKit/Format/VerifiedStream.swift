@@ -21,8 +21,11 @@ internal import CLinuxSyscalls
 ///   bad padding is found before any byte is released.
 ///
 /// Nothing reaches the destination before the HMAC verifies: a file
-/// destination receives the complete private file by `rename` (it appears
-/// whole or not at all, and a failed run leaves an existing file untouched); a
+/// destination receives the complete private file by `PrivateFile.link` (it
+/// appears whole or not at all, a failed run leaves an existing file untouched,
+/// and plaintext never has a name a SIGKILL could leave behind, other than in
+/// `link`'s two-call replacement of an existing file; a filesystem without
+/// `O_TMPFILE` is refused rather than given a named plaintext); a
 /// descriptor destination (stdout, a FIFO, a device) receives the bytes only
 /// afterwards. A regular input that changes while it is read (size or
 /// modification time) fails with `inputChanged`, even when what was read verifies.
@@ -69,10 +72,17 @@ public struct VerifiedStream {
         case inputChanged
         /// Reading the input failed.
         case read(SystemError)
-        /// The private file or the destination could not be created.
+        /// The private file or the destination could not be created. EOPNOTSUPP for
+        /// a file destination: its folder's filesystem cannot make an unnamed file
+        /// (`O_TMPFILE`), and a named one would hold plaintext that a SIGKILL leaves
+        /// behind, so nothing was written.
         case create(SystemError)
         /// Writing failed.
         case write(SystemError)
+        /// The private file in the temporary folder (`folder`: `$TMPDIR`, else /tmp),
+        /// for a destination that is not a file, could not be made or written (a full
+        /// temporary folder): not a fault of the destination.
+        case temporaryFile(SystemError, folder: String)
     }
 
     /// What opened the message.
@@ -155,9 +165,19 @@ public struct VerifiedStream {
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
         // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
         // the winner is known. For a file destination it is made in the destination's
-        // folder, to become the destination by `rename`.
+        // folder, to become the destination by `link`: only an unnamed one (a named one
+        // would hold plaintext a SIGKILL leaves behind), and the hidden names killed runs
+        // left in that folder are swept first.
         let store: PrivateFile
-        do { store = try PrivateFile(in: folder, needsName: destination.isFile) } catch { throw .create(error) }
+        if destination.isFile {
+            PrivateFile.sweep(folder: folder)
+            do { store = try PrivateFile(in: folder, needsName: true, namedFallback: false) } catch { throw .create(error) }
+        } else {
+            do { store = try PrivateFile(in: folder, needsName: false) } catch { throw .temporaryFile(error, folder: folder) }
+        }
+        let storeFailure: (SystemError) -> Failure = { [isFile = destination.isFile] error in
+            isFile ? .write(error) : .temporaryFile(error, folder: folder)
+        }
 
         // The one pass: every HMAC, and the decipher (one candidate) or the spool, each a lane
         // that takes the chunks in order; the lanes run on up to `jobs` threads.
@@ -177,7 +197,7 @@ public struct VerifiedStream {
                 } else {
                     try store.write(body)
                 }
-            } catch { return .write(error) }
+            } catch { return storeFailure(error) }
             return nil
         }
         // The reader. What is held back (maybe the tag) is `held` in slot `heldSlot`.
@@ -228,7 +248,7 @@ public struct VerifiedStream {
             var last: [UInt8] = []
             defer { Crypto.cleanse(&last) }
             guard decipher.finalize(into: &last) else { throw .notOpened(.badPadding) }
-            do { try store.write(last) } catch { throw .write(error) }
+            do { try store.write(last) } catch { throw storeFailure(error) }
             if case .file(let path) = destination {
                 do { try store.link(as: path) } catch { throw .create(error) }
             } else {

@@ -16,7 +16,14 @@ internal import CLinuxSyscalls
 /// is unlinked at once when it never needs a name; otherwise the name is
 /// removed when the file is released and on SIGINT, SIGTERM and SIGHUP
 /// (`PendingNames`), which SIGKILL cannot honour — the one case the kernel
-/// cannot help with.
+/// cannot help with. A file that will hold plaintext refuses that fallback
+/// (`namedFallback: false`): there, no plaintext may have a name a SIGKILL
+/// would leave behind.
+///
+/// Every private file holds an exclusive `flock` for as long as this process
+/// lives, so that `sweep(folder:)` can tell a name a killed process left
+/// behind (no lock: the kernel drops it with the process) from one a live
+/// process is about to rename.
 package final class PrivateFile {
     /// The open descriptor (read and write).
     package let fd: Int32
@@ -33,21 +40,27 @@ package final class PrivateFile {
     /// (a fallback file that will never be linked is unlinked at once).
     /// `prefix` begins every name it is given; `unnamed: false` forces the named
     /// fallback (for tests of filesystems without `O_TMPFILE`).
-    package init(in folder: String, needsName: Bool, prefix: String = ".rwsecret-", unnamed: Bool = true) throws(SystemError) {
+    /// `namedFallback: false`: where the folder's filesystem has no `O_TMPFILE`,
+    /// throw EOPNOTSUPP instead of making a named file (see `isUnsupported`).
+    package init(in folder: String, needsName: Bool, prefix: String = ".rwsecret-", unnamed: Bool = true,
+                 namedFallback: Bool = true) throws(SystemError) {
         self.folder = folder
         self.prefix = prefix
         let tmpfile = unnamed ? rws_o_tmpfile() : 0
         let fd = tmpfile == 0 ? -1 : open(folder, tmpfile | O_RDWR | O_CLOEXEC, 0o600)
         if fd >= 0 {
             self.fd = fd
+            _ = flock(fd, LOCK_EX | LOCK_NB)
             return
         }
         // EISDIR or EOPNOTSUPP: the kernel or filesystem has no O_TMPFILE.
         guard tmpfile == 0 || errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { throw SystemError.current }
+        guard namedFallback else { throw SystemError(code: EOPNOTSUPP) }
         var template = Array((folder + "/" + prefix + "XXXXXX").utf8CString)
         let named = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard named >= 0 else { throw SystemError.current }
         _ = fcntl(named, F_SETFD, FD_CLOEXEC)
+        _ = flock(named, LOCK_EX | LOCK_NB)
         self.fd = named
         let name = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if needsName {
@@ -137,9 +150,15 @@ package final class PrivateFile {
 
     /// Gives the complete file the name `path` (in `folder`), replacing what is there.
     ///
-    /// `rename` replaces a symbolic link at `path` itself, never the file it points to.
-    /// The file is linked under a random hidden name first and renamed at once,
-    /// so the name appears complete or not at all.
+    /// The name appears complete or not at all. When nothing is at `path`, the
+    /// unnamed file is linked there directly: it never has another name, so no
+    /// moment exists in which a SIGKILL could leave it under one. When something
+    /// is (a file to replace, a link planted meanwhile), `linkat` cannot replace
+    /// it: the file is linked under a random hidden name and renamed over `path`
+    /// at once. `rename` replaces a symbolic link at `path` itself, never the
+    /// file it points to. A SIGKILL between those two calls leaves the hidden
+    /// name behind, locked by nobody: the next `sweep(folder:)` of the folder
+    /// removes it.
     package func link(as path: String) throws(SystemError) {
         if let fallbackName {
             guard rename(fallbackName, path) == 0 else { throw SystemError.current }
@@ -147,9 +166,14 @@ package final class PrivateFile {
             self.fallbackName = nil
             return
         }
-        // No name yet: link it into the folder under a fresh hidden name, then rename.
         // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc/self/fd works for anyone.
         let source = "/proc/self/fd/\(fd)"
+        if linkat(fd, "", AT_FDCWD, path, rws_at_empty_path()) == 0 { return }
+        if errno != EEXIST {
+            if linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
+            guard errno == EEXIST else { throw SystemError.current }
+        }
+        // Something is at `path`: link under a fresh hidden name, then rename over it.
         for _ in 0..<16 {
             let name = folder + "/" + prefix + Self.randomSuffix()
             PendingNames.shared.add(name)
@@ -171,9 +195,69 @@ package final class PrivateFile {
         throw SystemError(code: EEXIST)
     }
 
+    /// Whether `folder`'s filesystem can make unnamed files (`O_TMPFILE`): false only
+    /// when it says it cannot; another failure (a missing folder) is left for the real
+    /// attempt to report.
+    package static func canBeUnnamed(in folder: String) -> Bool {
+        let fd = open(folder, rws_o_tmpfile() | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
+        return !(errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
+    }
+
+    /// The length of the random part of a hidden name (`prefix` + this many letters and digits).
+    private static let suffixLength = 12
+
+    /// Removes the hidden names (`prefix` + 12 letters and digits) that a process
+    /// killed between `link`'s two calls left in `folder`: regular files of this
+    /// user with one link whose lock is free. A live process holds its private
+    /// file's lock until it exits, so its names are never touched; the kernel
+    /// drops a killed process's lock. Errors are ignored (a sweep is a courtesy).
+    package static func sweep(folder: String, prefix: String = ".rwsecret-") {
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else { return }
+        guard let dir = fdopendir(folderFD) else {
+            close(folderFD)
+            return
+        }
+        defer { closedir(dir) }
+        let alphanumeric = { (byte: UInt8) in (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) }
+        let length = prefix.utf8.count + suffixLength
+        var stale: [String] = []
+        // Names compared in place with strncmp: a folder of many files costs no String per entry.
+        while let entry = readdir(dir) {
+            let match = prefix.withCString { head in
+                withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    let name = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                    return strncmp(name, head, strlen(head)) == 0 && strnlen(name, raw.count) == length
+                }
+            }
+            guard match else { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(length), as: UTF8.self) }
+            if name.utf8.dropFirst(prefix.utf8.count).allSatisfy(alphanumeric) { stale.append(name) }
+        }
+        for name in stale {
+            var named = stat()
+            guard fstatat(folderFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0, (named.st_mode & S_IFMT) == S_IFREG,
+                  named.st_uid == geteuid(), named.st_nlink == 1 else { continue }
+            let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var opened = stat()
+            guard fstat(fd, &opened) == 0, opened.st_dev == named.st_dev, opened.st_ino == named.st_ino,
+                  flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            // Still the same file under that name (nobody's process can link it again).
+            var now = stat()
+            guard fstatat(folderFD, name, &now, AT_SYMLINK_NOFOLLOW) == 0, now.st_dev == opened.st_dev, now.st_ino == opened.st_ino else { continue }
+            unlinkat(folderFD, name, 0)
+        }
+    }
+
     private static func randomSuffix() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
-        return String(decoding: Crypto.randomBytes(count: 12).map { alphabet[Int($0) % alphabet.count] }, as: UTF8.self)
+        return String(decoding: Crypto.randomBytes(count: suffixLength).map { alphabet[Int($0) % alphabet.count] }, as: UTF8.self)
     }
 }
 

@@ -14,6 +14,8 @@ final class InputFile {
     init(_ name: String) throws(SystemError) {
         self.name = name
         if name == "-" {
+            // A stdin closed at start holds /dev/null: it reads as the closed descriptor it was.
+            if StandardStreams.wasClosed(STDIN_FILENO) { throw SystemError(code: EBADF) }
             fd = STDIN_FILENO
             owned = false
             return

@@ -23,7 +23,7 @@ final class OutputFile {
             target = .privateFile(try PrivateFile(in: folder(of: path), needsName: true), path: path)
         case .directory:
             throw SystemError(code: EISDIR)
-        case .plantedLink:
+        case .plantedLink, .plantedFile:
             throw SystemError(code: EACCES)
         case .openedThrough:
             let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o644) }

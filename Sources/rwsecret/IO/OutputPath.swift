@@ -15,6 +15,9 @@ enum OutputPath {
         case directory
         /// A link planted by another user in a sticky world-writable folder: never followed.
         case plantedLink
+        /// A FIFO or regular file planted by another user in a sticky world-writable
+        /// folder: never written (the reader of a FIFO would get the plaintext).
+        case plantedFile
     }
 
     /// What is at `path`, from `lstat` (no link is followed); throws when that cannot be told.
@@ -25,21 +28,25 @@ enum OutputPath {
             throw SystemError.current
         }
         switch link.st_mode & S_IFMT {
+        case S_IFREG where isPlanted(path, link), S_IFIFO where isPlanted(path, link): return .plantedFile
         case S_IFREG: return .replaceable
         case S_IFDIR: return .directory
-        case S_IFLNK where isPlantedLink(path, link): return .plantedLink
+        case S_IFLNK where isPlanted(path, link): return .plantedLink
         default: return .openedThrough
         }
     }
 
-    /// Whether `path` is a symbolic link that the kernel's `protected_symlinks`
-    /// rule forbids following: in a sticky world-writable folder (like /tmp),
-    /// owned neither by this user nor by the folder's owner.
+    /// Whether `path` (a symbolic link, FIFO or regular file) is one that the
+    /// kernel's `protected_symlinks`, `protected_fifos` and `protected_regular`
+    /// rules keep a process from following or opening with `O_CREAT`: in a sticky
+    /// world-writable folder (like /tmp), owned neither by this user nor by the
+    /// folder's owner.
     ///
-    /// rwsecret applies the rule itself, whatever `fs.protected_symlinks` says,
-    /// so that a link planted in /tmp by another user can never make root (or
-    /// anyone) write through it. `link` is `lstat(path)`.
-    private static func isPlantedLink(_ path: String, _ link: stat) -> Bool {
+    /// rwsecret applies the rules itself, whatever `fs.protected_*` say, so that a
+    /// link, FIFO or file planted in /tmp by another user can never make root (or
+    /// anyone) write through it, or hand the planter the plaintext. `link` is
+    /// `lstat(path)`.
+    private static func isPlanted(_ path: String, _ link: stat) -> Bool {
         var parent = stat()
         guard stat(folder(of: path), &parent) == 0 else { return false }
         let sticky = parent.st_mode & S_ISVTX != 0
