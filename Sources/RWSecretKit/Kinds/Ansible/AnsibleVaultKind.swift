@@ -1,0 +1,111 @@
+/// Ansible Vault 1.1 and 1.2 (`$ANSIBLE_VAULT;1.2;AES256;LABEL`): PBKDF2-SHA256 (10,000
+/// iterations) gives an AES-256-CTR key, an HMAC-SHA256 key and the counter's start; the HMAC
+/// over the ciphertext is checked before anything is decrypted.
+package enum AnsibleVaultKind: MessageKind {
+    package static let name = MessageKindName.ansibleVault
+    static let magic = Array("$ANSIBLE_VAULT;".utf8)
+    static let iterations = 10_000
+    /// A vault larger than this (as text) is not read.
+    package static let sizeLimit = 64 << 20
+
+    /// A parsed envelope.
+    package struct Header: Sendable {
+        /// "1.1" or "1.2".
+        package let version: String
+        /// The vault id of a 1.2 envelope.
+        package let vaultID: String?
+        let salt: [UInt8]
+        let hmac: [UInt8]
+        let ciphertext: [UInt8]
+    }
+
+    package static func detect(_ prefix: ArraySlice<UInt8>) -> Bool {
+        prefix.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }.starts(with: magic)
+    }
+
+    package static func parseHeader(_ input: KindInput) throws(KindError) -> Header {
+        try parse(input.readAll(limit: sizeLimit))
+    }
+
+    /// Parses the text of one vault (a whole file, or a YAML value with its indentation removed).
+    package static func parse(_ text: [UInt8]) throws(KindError) -> Header {
+        // Lines as Python's splitlines() cuts them (LF, CRLF, CR).
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = 0
+        var i = 0
+        while i < text.count {
+            if text[i] == 0x0a || text[i] == 0x0d {
+                lines.append(text[lineStart..<i])
+                if text[i] == 0x0d && i + 1 < text.count && text[i + 1] == 0x0a { i += 1 }
+                lineStart = i + 1
+            }
+            i += 1
+        }
+        if lineStart < text.count { lines.append(text[lineStart...]) }
+        guard let first = lines.first.map(trimmed), first.starts(with: magic) else { throw .header("not an Ansible Vault") }
+        let fields = first.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map { String(decoding: trimmed($0), as: UTF8.self) }
+        guard fields.count >= 3 else { throw .header("malformed $ANSIBLE_VAULT line") }
+        let version = fields[1]
+        guard version == "1.1" || version == "1.2" else { throw .header("unsupported Ansible Vault version \(version)") }
+        guard fields[2] == "AES256" else { throw .header("unsupported Ansible Vault cipher \(fields[2])") }
+        let vaultID = fields.count >= 4 ? fields[3] : nil
+        let hex = Array(lines.dropFirst().joined())
+        guard let inner = unhexlify(hex) else { throw .header("the body is not hexadecimal") }
+        let parts = inner.split(separator: 0x0a, maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let salt = unhexlify(parts[0]), let hmac = unhexlify(parts[1]), hmac.count == 32,
+              let ciphertext = unhexlify(parts[2]) else {
+            throw .header("malformed Ansible Vault body")
+        }
+        guard !salt.isEmpty, !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw .header("malformed Ansible Vault body") }
+        return Header(version: version, vaultID: vaultID, salt: salt, hmac: hmac, ciphertext: ciphertext)
+    }
+
+    /// Python's `binascii.unhexlify`: an even number of hex digits, either case, nothing else.
+    static func unhexlify(_ text: some Collection<UInt8>) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        for c in text {
+            let nibble: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let h = high { out.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return out
+    }
+
+    private static func trimmed(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d || $0 == 0x0b || $0 == 0x0c }
+        var t = s.drop(while: isSpace)
+        while let last = t.last, isSpace(last) { t.removeLast() }
+        return t
+    }
+
+    package static func describeNoMatch(_ header: Header) -> [String] { [] }
+
+    package static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<SecretBytes> {
+        guard case .password(let password) = credential else { return .notApplicable }
+        let keys = KindPrimitives.pbkdf2SHA256(password: password, salt: header.salt, iterations: iterations, length: 80)
+        let mac = KindPrimitives.hmacSHA256(key: keys.slice(32..<64), data: header.ciphertext)
+        return Crypto.constantTimeEqual(mac, header.hmac) ? .unlocked(keys) : .wrongCredential
+    }
+
+    package static func decryptBody(_ header: Header, key keys: SecretBytes, from _: KindInput, into sink: some PlaintextSink) throws(KindError) {
+        var plain = KindPrimitives.aes256CTR(key: keys.slice(0..<32), iv: Array(keys.slice(64..<80).withUnsafeBytes { Array($0) }),
+                                              input: header.ciphertext)
+        defer { Crypto.cleanse(&plain) }
+        // PKCS#7 padding (Ansible pads even in counter mode); the HMAC has already vouched for it.
+        guard let pad = plain.last, pad >= 1, pad <= 16, plain.suffix(Int(pad)).allSatisfy({ $0 == pad }) else {
+            throw .payload("bad padding")
+        }
+        let released = UnsafeMutableRawBufferPointer.allocate(byteCount: plain.count, alignment: 16)
+        defer { Crypto.cleanse(released); released.deallocate() }
+        plain.withUnsafeBytes { released.copyMemory(from: $0) }
+        try sink.write(UnsafeRawBufferPointer(rebasing: released[0..<(plain.count - Int(pad))]))
+    }
+}
