@@ -29,28 +29,18 @@ package enum AnsibleVaultKind: MessageKind {
 
     /// Parses the text of one vault (a whole file, or a YAML value with its indentation removed).
     package static func parse(_ text: [UInt8]) throws(KindError) -> Header {
-        // Lines as Python's splitlines() cuts them (LF, CRLF, CR).
-        var lines: [ArraySlice<UInt8>] = []
-        var lineStart = 0
-        var i = 0
-        while i < text.count {
-            if text[i] == 0x0a || text[i] == 0x0d {
-                lines.append(text[lineStart..<i])
-                if text[i] == 0x0d && i + 1 < text.count && text[i + 1] == 0x0a { i += 1 }
-                lineStart = i + 1
-            }
-            i += 1
-        }
-        if lineStart < text.count { lines.append(text[lineStart...]) }
-        guard let first = lines.first.map(trimmed), first.starts(with: magic) else { throw .header("not an Ansible Vault") }
+        // The first line (ended by LF, CR or CRLF, as Python's splitlines() cuts), then the hex
+        // of every further line joined.
+        let firstEnd = text.firstIndex { $0 == 0x0a || $0 == 0x0d } ?? text.count
+        let first = trimmed(text[..<firstEnd])
+        guard first.starts(with: magic) else { throw .header("not an Ansible Vault") }
         let fields = first.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map { String(decoding: trimmed($0), as: UTF8.self) }
         guard fields.count >= 3 else { throw .header("malformed $ANSIBLE_VAULT line") }
         let version = fields[1]
         guard version == "1.1" || version == "1.2" else { throw .header("unsupported Ansible Vault version \(version)") }
         guard fields[2] == "AES256" else { throw .header("unsupported Ansible Vault cipher \(fields[2])") }
         let vaultID = fields.count >= 4 ? fields[3] : nil
-        let hex = Array(lines.dropFirst().joined())
-        guard let inner = unhexlify(hex) else { throw .header("the body is not hexadecimal") }
+        guard let inner = unhexlify(text[firstEnd...], skippingLineEnds: true) else { throw .header("the body is not hexadecimal") }
         let parts = inner.split(separator: 0x0a, maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, let salt = unhexlify(parts[0]), let hmac = unhexlify(parts[1]), hmac.count == 32,
               let ciphertext = unhexlify(parts[2]) else {
@@ -60,22 +50,37 @@ package enum AnsibleVaultKind: MessageKind {
         return Header(version: version, vaultID: vaultID, salt: salt, hmac: hmac, ciphertext: ciphertext)
     }
 
-    /// Python's `binascii.unhexlify`: an even number of hex digits, either case, nothing else.
-    static func unhexlify(_ text: some Collection<UInt8>) -> [UInt8]? {
-        guard text.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 2)
-        var high: UInt8?
-        for c in text {
-            let nibble: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
-            default: return nil
+    /// Python's `binascii.unhexlify`: an even number of hex digits, either case, nothing else
+    /// (but CR and LF when `skippingLineEnds`, for the lines of a vault).
+    static func unhexlify(_ text: ArraySlice<UInt8>, skippingLineEnds: Bool = false) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: text.count / 2)
+        let count: Int? = text.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                var high: UInt8 = 0
+                var haveHigh = false
+                var written = 0
+                for c in input {
+                    let nibble: UInt8
+                    switch c {
+                    case 0x30...0x39: nibble = c &- 0x30
+                    case 0x61...0x66: nibble = c &- 0x57
+                    case 0x41...0x46: nibble = c &- 0x37
+                    case 0x0a, 0x0d where skippingLineEnds: continue
+                    default: return nil
+                    }
+                    if haveHigh {
+                        output[written] = high << 4 | nibble
+                        written += 1
+                    } else {
+                        high = nibble
+                    }
+                    haveHigh.toggle()
+                }
+                return haveHigh ? nil : written
             }
-            if let h = high { out.append(h << 4 | nibble); high = nil } else { high = nibble }
         }
+        guard let count else { return nil }
+        out.removeLast(out.count - count)
         return out
     }
 
