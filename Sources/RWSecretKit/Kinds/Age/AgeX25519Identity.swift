@@ -39,9 +39,8 @@ public final class AgeX25519Identity: Sendable {
     /// The identities of an age identity file: one per line, `#` comments and blank lines ignored.
     public static func parseFile(_ text: String) throws(ParseError) -> [AgeX25519Identity] {
         var identities: [AgeX25519Identity] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line.removeLast() }
             line = line.drop { $0 == " " || $0 == "\t" }
             while line.last == " " || line.last == "\t" { line.removeLast() }
             if line.isEmpty || line.hasPrefix("#") { continue }
