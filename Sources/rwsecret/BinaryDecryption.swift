@@ -10,6 +10,8 @@ struct BinaryDecryption {
     let session: DecryptSession
     /// `-o`: nil or `-` is stdout.
     let output: String?
+    /// `--identity` files, for age messages.
+    var identities: [NamedIdentity] = []
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
     /// terminal (no `-o`), an OUT that is the input or a folder.
@@ -39,6 +41,11 @@ struct BinaryDecryption {
             case .chainUnavailable(let error): throw error
             case .format(let error): return report(shown, error.description, .failure)
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
+            case .otherKind(let read):
+                guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, "unknown format", .failure) }
+                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input)))
+                return try KindDecryption(session: session, identities: identities)
+                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-")
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)

@@ -52,6 +52,9 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
+        @Option(help: ArgumentHelp("Also open age messages with the identities of this file (AGE-SECRET-KEY-1… lines; repeatable).", valueName: "file"), completion: .file())
+        var identity: [String] = []
+
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
@@ -111,6 +114,7 @@ extension RWSecret {
             if askPassword { runOnly.append(ChainPassword(name: "prompt", secret: try Terminal.readRunPassword())) }
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
+            let identities = try KindDecryption.loadIdentities(identity)
 
             let opened = OpenedStore()
             let client = PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations) {
@@ -128,7 +132,7 @@ extension RWSecret {
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let status = binary
-                ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
+                ? try BinaryDecryption(session: session, output: output, identities: identities).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)
             global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
             throw CommandFailure.silent(status)

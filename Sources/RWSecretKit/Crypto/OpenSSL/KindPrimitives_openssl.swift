@@ -68,6 +68,16 @@ package enum KindPrimitives {
         }
     }
 
+    /// SHA-256 of `data` (for checks and tests).
+    package static func sha256(_ data: [UInt8]) -> [UInt8] {
+        Crypto.initializeOpenSSL()
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 32
+        let ok = data.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha256(), nil) }
+        precondition(ok == 1 && length == 32, "OpenSSL EVP_Digest failed")
+        return digest
+    }
+
     /// HMAC-SHA256 of `data` under `key`.
     package static func hmacSHA256(key: some ContiguousByteStorage, data: some ContiguousByteStorage) -> [UInt8] {
         Authenticator.tag(key: key, data: data)

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import RWSecretKit
+
+/// `rwsecret decrypt --binary` on age and Ansible Vault files (Fixtures/kinds, made by the peers).
+@Suite("decrypt --binary: age and Ansible Vault files")
+struct KindCommandTests {
+    let dir = TemporaryFolder()
+
+    static let kinds: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Fixtures/kinds/manifest.tsv").path) { folder.deleteLastPathComponent() }
+        return folder.appendingPathComponent("Fixtures/kinds")
+    }()
+
+    /// The manifest row of `file`: its secret's bytes and its plaintext's SHA-256.
+    static func row(_ file: String) -> (secret: [UInt8], sha256: String) {
+        let text = (try? String(contentsOf: kinds.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
+        let fields = text.split(separator: "\n").first { $0.hasPrefix(file + "\t") }!.split(separator: "\t", omittingEmptySubsequences: false)
+        return (Hex.decode(String(fields[3])), String(fields[6]))
+    }
+
+    func path(_ file: String) -> String { Self.kinds.appendingPathComponent(file).path }
+
+    func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try RWSecretProcess.run(args, stdin: stdin, environment: RWSecretProcess.environment(home: dir.url, extra: [:]), directory: dir.url)
+    }
+
+    /// A password file: a wrong password, then `secret`.
+    func passwords(_ secret: [UInt8]) -> String { dir.file("passwords", bytes: Array("not it\n".utf8) + secret + [0x0a]) }
+
+    @Test("an age -p file and an Ansible Vault open with the second password of a run's file (tried 2), from a file and from stdin",
+          arguments: ["age-scrypt-unicode.age", "ansible-1.2-prod.vault", "ansible-1.1-empty.vault"])
+    func passwordKinds(_ file: String) throws {
+        let (secret, sha256) = Self.row(file)
+        let list = passwords(secret)
+        let result = try run(["decrypt", "--no-store", "--verbose", "--binary", "--password-file", list, path(file)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sha256Hex(Array(result.stdout)) == sha256)
+        #expect(result.errLines.contains("rwsecret: kind: \(file.hasPrefix("age") ? "age" : "ansible-vault")"), "\(result.errLines)")
+        #expect(result.errLines.contains("rwsecret: opened by: \(list):2 (tried 2)"), "\(result.errLines)")
+        #expect(!result.stderr.contains(String(decoding: secret, as: UTF8.self)))
+        if file.hasPrefix("ansible") {
+            let piped = try run(["decrypt", "--no-store", "--binary", "--password-file", list], stdin: try Data(contentsOf: Self.kinds.appendingPathComponent(file)))
+            #expect(piped.status == 0 && sha256Hex(Array(piped.stdout)) == sha256, "\(piped.stderr)")
+        }
+    }
+
+    @Test("--identity opens an age file to X25519 recipients, armored from stdin, to -o only once verified")
+    func identity() throws {
+        let out = dir.url.appendingPathComponent("out").path
+        let armored = try Data(contentsOf: Self.kinds.appendingPathComponent("age-x25519-armored.age"))
+        let result = try run(["decrypt", "--no-store", "--identity", path("age-identity.txt"), "--binary", "-o", out], stdin: armored)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(sha256Hex(Array(try Data(contentsOf: URL(fileURLWithPath: out)))) == Self.row("age-x25519-armored.age").sha256)
+        // The same file cut short: nothing at -o, one line, status 1.
+        let cut = dir.file("cut.age", bytes: Array(try Data(contentsOf: Self.kinds.appendingPathComponent("age-x25519.age")).prefix(40_000)))
+        let out2 = dir.url.appendingPathComponent("out2").path
+        let failed = try run(["decrypt", "--no-store", "--identity", path("age-identity.txt"), "--binary", "-o", out2, cut])
+        #expect(failed.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: out2))
+        #expect(failed.errLines.count == 1, "\(failed.errLines)")
+    }
+
+    @Test("what cannot open says why in one line: no identity given, recipients that are not ours (their types), a bad identity file")
+    func hints() throws {
+        let noIdentity = try run(["decrypt", "--no-store", "--binary", "--password-file", passwords([0x61]), path("age-x25519.age")])
+        #expect(noIdentity.status == 1)
+        #expect(noIdentity.errLines == ["rwsecret: \(path("age-x25519.age")): an age file for X25519 recipients: no identity given opens it (give --identity FILE)"])
+        let foreign = try run(["decrypt", "--no-store", "--binary", "--identity", path("age-identity.txt"), path("age-foreign-recipient.age")])
+        #expect(foreign.status == 1)
+        #expect(foreign.errLines == ["rwsecret: \(path("age-foreign-recipient.age")): an age file for X25519 recipients: none of the 1 identities opens it"])
+        #expect(foreign.stdout.isEmpty)
+        let bad = dir.file("bad-identity", "AGE-SECRET-KEY-1NOTAKEY\n")
+        let refused = try run(["decrypt", "--no-store", "--binary", "--identity", bad, path("age-x25519.age")])
+        #expect(refused.status == 65)
+        #expect(refused.errLines == ["rwsecret: \(bad): line 1: not an age identity (AGE-SECRET-KEY-1…)"])
+    }
+}
+
+func sha256Hex(_ bytes: [UInt8]) -> String { Hex.encode(KindPrimitives.sha256(bytes)) }
