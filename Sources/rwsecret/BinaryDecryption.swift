@@ -42,7 +42,7 @@ struct BinaryDecryption {
             case .format(let error): return report(shown, error.description, .failure)
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
             case .otherKind(let read):
-                guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, "unknown format", .failure) }
+                guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
                 let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input)))
                 return try KindDecryption(session: session, identities: identities)
                     .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-")

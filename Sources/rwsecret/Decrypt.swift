@@ -131,6 +131,8 @@ extension RWSecret {
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
+            let kinds = KindDecryption(session: session, identities: identities)
+            session.otherKinds = { input, index in try kinds.records(of: input, index: index) }
             let status = binary
                 ? try BinaryDecryption(session: session, output: output, identities: identities).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)

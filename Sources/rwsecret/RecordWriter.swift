@@ -25,6 +25,12 @@ final class RecordWriter {
         let source: String
         let line: Int
         let id: [UInt8]?
+        /// The kind of message (JSON `"kind"`).
+        var kind: MessageKindName = .rncryptor
+        /// The YAML key of an Ansible `!vault` value (JSON `"key"`).
+        var key: String? = nil
+        /// A whole file's plaintext: written as it is, with no newline added.
+        var wholeFile = false
     }
 
     let mode: Mode

@@ -76,6 +76,53 @@ struct KindCommandTests {
         #expect(refused.status == 65)
         #expect(refused.errLines == ["rwsecret: \(bad): line 1: not an age identity (AGE-SECRET-KEY-1…)"])
     }
+
+    /// Whole files and YAML values need no --binary: each is a record of its own among the
+    /// RNCryptor lines of the same run, in input order, with its kind (and key) in JSON.
+    @Test("one run mixes RNCryptor lines, whole age and Ansible files and YAML !vault values; JSON says each record's kind, key and password")
+    func mixedRun() throws {
+        let rn = dir.file("rn.txt", Messages.password("hello rn", "rn-pw") + "\n")
+        var list: [UInt8] = []
+        for (file, row) in [("ansible-1.1.vault", 1), ("age-scrypt-unicode.age", 1), ("ansible-values.yml", 1), ("ansible-values.yml", 2)] {
+            let text = (try? String(contentsOf: Self.kinds.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
+            let fields = text.split(separator: "\n").filter { $0.hasPrefix(file + "\t") }[row - 1].split(separator: "\t", omittingEmptySubsequences: false)
+            list += Hex.decode(String(fields[3])) + [0x0a]
+        }
+        list += Array("rn-pw\n".utf8)
+        let passwords = dir.file("passwords", bytes: list)
+        let files = [rn, path("ansible-1.1.vault"), path("age-scrypt-unicode.age"), path("ansible-values.yml"), path("age-x25519-armored.age"),
+                     path("age-foreign-recipient.age"), rn]
+        let result = try run(["decrypt", "--no-store", "--json", "--password-file", passwords, "--identity", path("age-identity.txt")] + files)
+        let records = try result.stdout.split(separator: 0x0a).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+        #expect(records.map { $0["kind"] as? String } == ["rncryptor", "ansible-vault", "age", "ansible-vault", "ansible-vault", "age", "age", "rncryptor"])
+        #expect(records.map { $0["status"] as? String } == ["decrypted", "decrypted", "decrypted", "decrypted", "decrypted", "decrypted", "failed", "decrypted"])
+        #expect(records.map { $0["password"] as? String } == ["\(passwords):5", "\(passwords):1", "\(passwords):2", "\(passwords):3", "\(passwords):4",
+                                                             "identity \(path("age-identity.txt"))", nil, "\(passwords):5"])
+        #expect(records[3]["key"] as? String == "db_password" && records[3]["line"] as? Int == 3)
+        #expect(records[4]["key"] as? String == "api_token" && records[4]["line"] as? Int == 10)
+        #expect(records[1]["plaintext"] as? String == "db_password: hunter2\n")
+        #expect(records[2]["plaintext"] as? String == "a line of text\n")
+        #expect(records[6]["error"] as? String == "an age file for X25519 recipients: none of the 1 identities opens it")
+        #expect(result.status == 1)
+        // Text: a whole file's plaintext as it is (no newline added), a value's with one.
+        let text = try run(["decrypt", "--no-store", "--password-file", passwords, path("ansible-1.1.vault"), path("ansible-values.yml"), rn])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(String(decoding: text.stdout, as: UTF8.self).hasPrefix("db_password: hunter2\ns3cr3t ✓\ntok-"))
+        #expect(String(decoding: text.stdout, as: UTF8.self).hasSuffix("\nhello rn\n"))
+    }
+
+    @Test("an OpenPGP message, armored or binary, in line mode or --binary: one line saying so, status 1")
+    func openPGPHint() throws {
+        let armored = dir.file("m.asc", "-----BEGIN PGP MESSAGE-----\n\njA0ECQMCexample\n-----END PGP MESSAGE-----\n")
+        let binary = dir.file("m.gpg", bytes: [0x8c, 0x0d, 0x04, 0x09, 0x03, 0x02] + Array(repeating: 0x41, count: 40))
+        for file in [armored, binary] {
+            for mode in [[], ["--binary"]] {
+                let result = try run(["decrypt", "--no-store", "--password-file", passwords([0x61])] + mode + [file])
+                #expect(result.status == 1)
+                #expect(result.errLines.count == 1 && result.errLines[0].hasSuffix("an OpenPGP message: rwsecret cannot open it yet (use gpg -d)"), "\(result.errLines)")
+            }
+        }
+    }
 }
 
 func sha256Hex(_ bytes: [UInt8]) -> String { Hex.encode(KindPrimitives.sha256(bytes)) }

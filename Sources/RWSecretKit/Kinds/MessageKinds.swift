@@ -11,6 +11,16 @@ package enum MessageKinds {
         registered.first { $0.detect(prefix) }
     }
 
+    /// Whether `prefix` begins an OpenPGP message (armored, or a key packet that starts an
+    /// encrypted one): a kind not opened here yet, recognised to say so.
+    package static func isOpenPGP(_ prefix: ArraySlice<UInt8>) -> Bool {
+        let text = prefix.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        if text.starts(with: "-----BEGIN PGP MESSAGE-----".utf8) { return true }
+        guard let first = prefix.first, first & 0x80 != 0 else { return false }
+        let tag = first & 0x40 != 0 ? first & 0x3f : (first >> 2) & 0x0f
+        return tag == 1 || tag == 3  // a public-key or a symmetric-key encrypted session key
+    }
+
     /// Whether the first byte can begin another kind's message (an RNCryptor message, raw or
     /// base64, never begins so): a reader of lines need look further only then.
     package static func mayBegin(_ byte: UInt8) -> Bool {
