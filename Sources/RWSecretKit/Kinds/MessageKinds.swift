@@ -53,17 +53,35 @@ package struct KindOpened {
     package let openedBy: KindOpener
     /// Passwords tried (identities are not counted).
     package let tried: Int
+    /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
+    package var cost: AgeScryptBatch.Cost? = nil
 }
 
 extension MessageKinds {
     /// Opens the message `input` holds, of `kind`, with the chain's passwords in chain order and
     /// then the run's identities: the first that fits wins. The plaintext goes to `sink`, which
     /// the caller releases only when this returns.
+    /// A costly KDF (age's scrypt) tries several passwords at once through `scrypt`.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                             scrypt: AgeScryptBatch = AgeScryptBatch(jobs: 1, memoryBudget: 0),
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         let credentials: [Credential] = passwords.map { .password($0.secret) } + identities.map { .ageX25519($0.identity) }
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
+            // scrypt stanzas are alone in their header: only passwords can open them.
+            let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?
+            do { outcome = try scrypt.unlock(age, passwords: passwords.map(\.secret)) } catch {
+                throw KindFailure(kind: K.name, error: error, tried: passwords.count)
+            }
+            guard let outcome, let found = outcome.found else {
+                throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count)
+            }
+            do { try K.decryptBody(header, key: key(found.fileKey), from: input, into: sink) } catch {
+                throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
+            }
+            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost)
+        }
         var triedPasswords = 0
         for (index, credential) in credentials.enumerated() {
             let unlocked: Unlock<K.Key>
@@ -79,6 +97,14 @@ extension MessageKinds {
             }
         }
         throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords)
+    }
+}
+
+extension MessageKinds {
+    /// AgeKind's key as `K`'s (the same type when `K` is AgeKind).
+    fileprivate static func key<K: MessageKind>(_: AgeKind.Type, as _: K.Type) -> ((SecretBytes) -> K.Key)? {
+        guard K.Key.self == SecretBytes.self else { return nil }
+        return { $0 as! K.Key }
     }
 }
 
