@@ -114,6 +114,15 @@ struct KindCommandTests {
         #expect(String(decoding: text.stdout, as: UTF8.self).hasSuffix("\nhello rn\n"))
     }
 
+    @Test("--in-band and --id-column read lines only: a whole Ansible Vault file there is one record per line, none of another kind")
+    func linesOnlyModes() throws {
+        let lines = (try String(contentsOf: Self.kinds.appendingPathComponent("ansible-1.1.vault"), encoding: .utf8)).split(separator: "\n").count
+        let result = try run(["decrypt", "--no-store", "--in-band", "--password-file", passwords(Self.row("ansible-1.1.vault").secret), path("ansible-1.1.vault")])
+        let records = try result.stdout.split(separator: 0x0a).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+        #expect(records.count == lines)
+        #expect(records.allSatisfy { $0["kind"] as? String == "rncryptor" && $0["status"] as? String == "failed" })
+    }
+
     @Test("an OpenPGP message, armored or binary, in line mode or --binary: one line saying so, status 1")
     func openPGPHint() throws {
         let armored = dir.file("m.asc", "-----BEGIN PGP MESSAGE-----\n\njA0ECQMCexample\n-----END PGP MESSAGE-----\n")
