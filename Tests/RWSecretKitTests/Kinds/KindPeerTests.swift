@@ -211,6 +211,31 @@ struct KindPeerTests {
         }
     }
 
+    /// macOS input methods give NFD, Linux NFC: the chain's password opens a vault made with
+    /// the other form, as the same password.
+    @Test("an Ansible Vault made with an NFD password opens with the NFC form (and the reverse), counted as one password")
+    func ansibleNormalization() throws {
+        let tool = try requireTool("ansible-vault", package: "ansible-core")
+        let nfd = "cafe\u{301}-pa\u{308}sswo\u{308}rd", nfc = "café-pässwörd"
+        #expect(Array(nfd.utf8) != Array(nfc.utf8))
+        for (made, given) in [(nfd, nfc), (nfc, nfd)] {
+            let passwordFile = folder.file("norm-pass", bytes: Array(made.utf8))
+            chmod(passwordFile, 0o600)
+            let output = folder.path + "/norm.vault"
+            try? FileManager.default.removeItem(atPath: output)
+            let result = try Peers.run([tool, "encrypt", "--vault-password-file", passwordFile, "--output", output, folder.file("plain", "normalized\n")], in: folder)
+            try #require(result.status == 0, "\(result.stderr)")
+            let message = Array(FileManager.default.contents(atPath: output) ?? Data())
+            let chain = [ChainPassword(name: "wrong", secret: SecretBytes(utf8: "wrong")), ChainPassword(name: "given", secret: SecretBytes(Array(given.utf8)))]
+            let sink = MemoryPlaintext()
+            let opened = try MessageKinds.open(AnsibleVaultKind.self, input: KindInput(bytes: message), passwords: chain, identities: [], into: sink)
+            #expect(sink.bytes == Array("normalized\n".utf8))
+            #expect(opened.tried == 2)
+            guard case .password(let winner) = opened.openedBy else { Issue.record("no password"); continue }
+            #expect(winner.name == "given")
+        }
+    }
+
     @Test("encrypt_string values in a YAML file: each value one message, found with its key and line, each with its own vault id and password")
     func ansibleYAML() throws {
         let tool = try requireTool("ansible-vault", package: "ansible-core")
