@@ -5,8 +5,10 @@ SWIFT ?= swift
 APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11
 # `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
 # and count instructions under callgrind; `decrypt --binary -o` is tested on a bindfs (FUSE)
-# mount, a filesystem without O_TMPFILE (skipped, saying so, where there is no /dev/fuse).
-TEST_APT_PACKAGES := strace valgrind bindfs fuse3
+# mount, a filesystem without O_TMPFILE (skipped, saying so, where there is no /dev/fuse); the
+# age and Ansible Vault round trips run the peers themselves (`age`, `ansible-vault` from
+# ansible-core); zlib inflates the age test kit's vectors.
+TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
 # needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the

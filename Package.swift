@@ -26,6 +26,12 @@ let package = Package(
         ),
         // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
         .systemLibrary(name: "CLinuxSyscalls"),
+        // zlib (tests only, for now: the compressed vectors of the C2SP age test kit).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
         .target(
@@ -49,7 +55,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RWSecretKitTests",
-            dependencies: ["RWSecretKit", "COpenSSL"]
+            dependencies: ["RWSecretKit", "COpenSSL", "CZlib"]
         ),
         .testTarget(
             name: "RNCryptorCompatTests",

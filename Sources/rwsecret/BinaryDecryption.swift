@@ -12,6 +12,8 @@ struct BinaryDecryption {
     let output: String?
     /// The other files the run uses (vault, locks, key and password files): never OUT.
     var runFiles = RunFiles()
+    /// `--identity` files, for age messages.
+    var identities: [NamedIdentity] = []
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
     /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,
@@ -43,6 +45,11 @@ struct BinaryDecryption {
             case .chainUnavailable(let error): throw error
             case .format(let error): return report(shown, error.words, .failure)
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
+            case .otherKind(let read):
+                guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
+                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input)))
+                return try KindDecryption(session: session, identities: identities)
+                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-")
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)

@@ -57,6 +57,9 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
+        @Option(help: ArgumentHelp("Also open age messages with the identities of this file (AGE-SECRET-KEY-1… lines; repeatable).", valueName: "file"), completion: .file())
+        var identity: [String] = []
+
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
@@ -122,6 +125,7 @@ extension RWSecret {
             if askPassword { runOnly.append(ChainPassword(name: "prompt", secret: try Terminal.readRunPassword())) }
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
+            let identities = try KindDecryption.loadIdentities(identity)
 
             let opened = OpenedStore()
             let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
@@ -139,8 +143,11 @@ extension RWSecret {
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
+            let kinds = KindDecryption(session: session, identities: identities)
+            // --in-band and --id-column promise a record per input line: their inputs are lines only.
+            if !inBand && !idColumn { session.otherKinds = { input, index in try kinds.records(of: input, index: index) } }
             let status = binary
-                ? try BinaryDecryption(session: session, output: output, runFiles: runFiles).run(file: files.first ?? "-")
+                ? try BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)
             global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
             throw CommandFailure.silent(status)

@@ -16,6 +16,9 @@ final class DecryptSession: @unchecked Sendable {
     private let gate = SearchGate()
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?
+    /// Set by the command: the records of an input that holds messages of another kind (a whole
+    /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
+    var otherKinds: ((InputFile, _ index: Int) throws -> [KindRecord]?)?
 
     init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
@@ -39,6 +42,8 @@ final class DecryptSession: @unchecked Sendable {
         case rawMessage(source: String)
         /// An input that holds binary data (maybe another format's raw message), not lines.
         case binary(source: String, hint: FormatHint?)
+        /// The messages of another kind an input holds.
+        case otherKinds([KindRecord])
     }
 
     /// Decrypts every message of `files` (`-` is stdin); returns the run's exit status.
@@ -74,6 +79,10 @@ final class DecryptSession: @unchecked Sendable {
             rows = try LineSource(input, idColumn: writer.mode.idColumn)
         } catch {
             pipeline.submit(result: .unreadable(source: name, error: error))
+            return
+        }
+        if let records = try otherKinds?(input, index) {
+            pipeline.submit(result: .otherKinds(records))
             return
         }
         switch rows.kind {
@@ -152,6 +161,11 @@ final class DecryptSession: @unchecked Sendable {
             writer.rawMessage(name)
         case .binary(let name, let hint):
             writer.binary(name, hint: hint)
+        case .otherKinds(let records):
+            for record in records {
+                if let winner = record.winner { client.messageFinished(openedBy: .password(winner)) }
+                writer.message(record.place, record.result, hint: nil)
+            }
         case .skipped(let place):
             writer.skipped(place)
         case .message(let place, let result, let hint):

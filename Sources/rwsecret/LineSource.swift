@@ -390,11 +390,14 @@ enum RowFailure: Error, CustomStringConvertible {
     case message(DecryptionFailure)
     /// `--id-column` and a row without a TAB.
     case missingID
+    /// A message of another kind (age, Ansible Vault) that did not open: the reason, in words.
+    case otherKind(String)
 
     var description: String {
         switch self {
         case .message(let failure): failure.words
         case .missingID: "no ID (expected ID<TAB>MESSAGE)"
+        case .otherKind(let reason): reason
         }
     }
 }

@@ -27,6 +27,12 @@ final class RecordWriter {
         let id: [UInt8]?
         /// A v0 or v1 message (opened with `--allow-legacy`): its HMAC covers the ciphertext only.
         var ciphertextOnly = false
+        /// The kind of message (JSON `"kind"`).
+        var kind: MessageKindName = .rncryptor
+        /// The YAML key of an Ansible `!vault` value (JSON `"key"`).
+        var key: String? = nil
+        /// A whole file's plaintext: written as it is, with no newline added.
+        var wholeFile = false
     }
 
     let mode: Mode

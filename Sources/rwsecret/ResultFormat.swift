@@ -24,7 +24,7 @@ struct TextFormat: ResultFormat {
             Output.standardOutput.write("\t")
         }
         Output.standardOutput.write(bytes: plaintext)
-        Output.standardOutput.write("\n")
+        if !place.wholeFile { Output.standardOutput.write("\n") }
     }
 
     func failed(_ place: RecordWriter.Place, _ failure: RowFailure) -> Bool { false }
@@ -61,7 +61,8 @@ struct JSONFormat: ResultFormat {
 
     /// The members every object starts with: source, line, and the ID under `--id-column`.
     private func head(_ place: RecordWriter.Place) -> [(String, JSON.Value)] {
-        var members: [(String, JSON.Value)] = [("source", .string(place.source)), ("line", .int(place.line))]
+        var members: [(String, JSON.Value)] = [("source", .string(place.source)), ("line", .int(place.line)), ("kind", .string(place.kind.rawValue))]
+        if let key = place.key { members.append(("key", .string(key))) }
         if idColumn {
             if let id = place.id {
                 if let text = String(validating: id, as: UTF8.self) {

@@ -66,6 +66,8 @@ public struct VerifiedStream {
         case format(RNCryptorError)
         /// The input looks like base64 text, not a raw message.
         case base64Text
+        /// A message of another kind (age, Ansible Vault, OpenPGP); the bytes read so far (the input goes on after them).
+        case otherKind([UInt8])
         /// No candidate opened the message, or the padding was bad.
         case notOpened(DecryptionFailure)
         /// A regular input file changed while it was read.
@@ -149,6 +151,8 @@ public struct VerifiedStream {
         let first = Array(ring.slot(0)[0..<min(filled, 64)])
         let header: MessageHeader
         do { header = try MessageHeader(parsing: first) } catch {
+            let read = Array(ring.slot(0)[0..<filled])
+            if MessageKinds.detect(read.prefix(detectionLength)) != nil || MessageKinds.isOpenPGP(read.prefix(detectionLength)) { throw .otherKind(read) }
             if Self.looksLikeBase64Text(first) { throw .base64Text }
             throw .format(error)
         }

@@ -1,0 +1,52 @@
+/// Why a message of another kind (age, Ansible Vault) did not open. Facts only: no secret
+/// and no option name appears in a description.
+public enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The ASCII armor around the message is malformed.
+    case armor(String)
+    /// The header is malformed (an age header line or stanza, an Ansible Vault envelope).
+    case header(String)
+    /// An age scrypt stanza asks for a work factor above the limit (22, as age).
+    case workFactorTooHigh(Int)
+    /// No credential opened the message; for age, the types of its recipient stanzas.
+    case noMatch([String])
+    /// A credential opened the file key, but the header's MAC does not match: the header was changed.
+    case headerMAC
+    /// The body does not authenticate (a chunk's tag, a missing final chunk, trailing data, an HMAC).
+    case payload(String)
+    /// The plaintext is larger than the in-memory limit.
+    case tooLarge(limit: Int)
+    /// Reading the input or writing the plaintext failed.
+    case io(SystemError)
+
+    public var description: String {
+        switch self {
+        case .armor(let why): "invalid armor: \(why)"
+        case .header(let why): "invalid header: \(why)"
+        case .workFactorTooHigh(let logN): "scrypt work factor \(logN) is above the limit of 22 (it would cost 2^\(logN) iterations and \(Self.scryptMemory(logN)))"
+        case .noMatch(let types) where types.isEmpty: "no credential opens it"
+        case .noMatch(let types): "no credential opens it (recipients: \(types.joined(separator: ", ")))"
+        case .headerMAC: "header MAC mismatch (the header was changed)"
+        case .payload(let why): "payload does not authenticate: \(why)"
+        case .tooLarge(let limit): "plaintext larger than \(limit) bytes"
+        case .io(let error): "\(error)"
+        }
+    }
+
+    /// The failure classes of the C2SP age test kit ("header failure", "no match"…).
+    package var testKitClass: String {
+        switch self {
+        case .armor: "armor failure"
+        case .header, .workFactorTooHigh: "header failure"
+        case .noMatch: "no match"
+        case .headerMAC: "HMAC failure"
+        case .payload: "payload failure"
+        case .tooLarge, .io: "other"
+        }
+    }
+
+    private static func scryptMemory(_ logN: Int) -> String {
+        guard logN < 50 else { return "more memory than exists" }
+        let mib = ((128 * 8) << logN) >> 20
+        return mib >= 1024 ? "\(mib >> 10) GiB of memory" : "\(mib) MiB of memory"
+    }
+}

@@ -1,0 +1,124 @@
+/// The kinds of message rwsecret knows, named as JSON records and `--verbose` name them.
+public enum MessageKindName: String, Sendable, CaseIterable {
+    case rncryptor
+    case age
+    case openpgp
+    case ansibleVault = "ansible-vault"
+}
+
+/// A secret offered to a kind of message to unlock it.
+public enum Credential: Sendable {
+    /// A password (its bytes as given: UTF-8 for typed text).
+    case password(SecretBytes)
+    /// An age X25519 identity (`AGE-SECRET-KEY-1…`).
+    case ageX25519(AgeX25519Identity)
+}
+
+/// What offering one credential to a message gave.
+package enum Unlock<Key> {
+    /// The credential opened the message's key (its cheap check passed).
+    case unlocked(Key)
+    /// The credential is of the right type but does not open this message (one try spent).
+    case wrongCredential
+    /// The message has no place for a credential of this type (nothing was tried).
+    case notApplicable
+}
+
+/// One kind of encrypted message: detect, parse the header, unlock with a credential
+/// (the cheap check first), then stream the verified body.
+///
+/// Implementation requirements:
+/// - `detect` looks at content only, never at a file name, and reads no more than it is given.
+/// - `unlock` spends at most one key derivation per credential, and returns `.wrongCredential`
+///   (never throws) when the credential simply does not fit; it throws only for a message that
+///   no credential can open (a malformed stanza, a tampered header).
+/// - `decryptBody` writes to `sink` only bytes that are already authenticated, and throws when
+///   anything that authenticates the whole plaintext fails (a missing final chunk, trailing
+///   data): the caller releases what the sink holds only when `decryptBody` returns.
+package protocol MessageKind {
+    /// What `parseHeader` learns before any credential is tried.
+    associatedtype Header
+    /// What a credential unlocks: the key of the body.
+    associatedtype Key
+
+    /// The kind's name in records.
+    static var name: MessageKindName { get }
+
+    /// Whether the input, of which `prefix` holds the first bytes (up to `detectionLength`), is of this kind.
+    static func detect(_ prefix: ArraySlice<UInt8>) -> Bool
+
+    /// Reads and checks the header from `input`, which is left at the start of the body.
+    static func parseHeader(_ input: KindInput) throws(KindError) -> Header
+
+    /// Tries one credential.
+    static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<Key>
+
+    /// Decrypts and authenticates the body that follows the header in `input` into `sink`.
+    static func decryptBody(_ header: Header, key: Key, from input: KindInput, into sink: some PlaintextSink) throws(KindError)
+
+    /// What a `.noMatch` error says about a message no credential opened (age: its stanza types).
+    static func describeNoMatch(_ header: Header) -> [String]
+}
+
+/// How many leading bytes `detect` is given (an armored file may begin with some whitespace).
+package let detectionLength = 1024
+
+/// Where a kind writes verified plaintext. Nothing written here is released before
+/// `decryptBody` returns: the caller decides then (a private file, a bounded buffer).
+package protocol PlaintextSink: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(KindError)
+}
+
+/// Verified plaintext kept in memory, up to a limit (for small messages and tests).
+package final class MemoryPlaintext: PlaintextSink {
+    package private(set) var bytes: [UInt8] = []
+    private let limit: Int
+
+    package init(limit: Int = 64 << 20) { self.limit = limit }
+
+    deinit { Crypto.cleanse(&bytes) }
+
+    package func write(_ chunk: UnsafeRawBufferPointer) throws(KindError) {
+        guard bytes.count + chunk.count <= limit else { throw .tooLarge(limit: limit) }
+        bytes.append(contentsOf: chunk)
+    }
+}
+
+/// Verified plaintext spooled to an unnamed private file (`PrivateFile`), for any size in bounded memory.
+package final class PrivateFilePlaintext: PlaintextSink {
+    package let file: PrivateFile
+
+    package init(file: PrivateFile) { self.file = file }
+
+    package func write(_ chunk: UnsafeRawBufferPointer) throws(KindError) {
+        do { try file.write(chunk) } catch { throw .io(error) }
+    }
+}
+
+extension MessageKind {
+    /// Offers `credentials` in order until one unlocks the message: the first in order wins.
+    /// Returns the key, the index of the credential that opened it, and how many credentials
+    /// were tried (those for which the message had a place).
+    package static func firstUnlock(_ header: Header, credentials: [Credential]) throws(KindError) -> (key: Key, index: Int, tried: Int)? {
+        var tried = 0
+        for (index, credential) in credentials.enumerated() {
+            switch try unlock(header, with: credential) {
+            case .unlocked(let key): return (key, index, tried + 1)
+            case .wrongCredential: tried += 1
+            case .notApplicable: continue
+            }
+        }
+        return nil
+    }
+
+    /// Detects, parses, unlocks with the first fitting credential and decrypts into `sink`,
+    /// in one call. Throws `.noMatch` when no credential fits.
+    package static func decrypt(_ input: KindInput, credentials: [Credential], into sink: some PlaintextSink) throws(KindError) -> (index: Int, tried: Int) {
+        let header = try parseHeader(input)
+        guard let (key, index, tried) = try firstUnlock(header, credentials: credentials) else {
+            throw .noMatch(Self.describeNoMatch(header))
+        }
+        try decryptBody(header, key: key, from: input, into: sink)
+        return (index, tried)
+    }
+}

@@ -1,0 +1,155 @@
+/// The kinds of message besides RNCryptor (which keeps its own, faster path), in the order
+/// their `detect` is asked. Adding a kind: its folder, and one line here.
+package enum MessageKinds {
+    package static let registered: [any MessageKind.Type] = [
+        AgeKind.self,
+        AnsibleVaultKind.self,
+    ]
+
+    /// The kind whose content `prefix` (the first `detectionLength` bytes of an input) begins.
+    package static func detect(_ prefix: ArraySlice<UInt8>) -> (any MessageKind.Type)? {
+        registered.first { $0.detect(prefix) }
+    }
+
+    /// Whether `prefix` begins an OpenPGP message (armored, or a key packet that starts an
+    /// encrypted one): a kind not opened here yet, recognised to say so.
+    package static func isOpenPGP(_ prefix: ArraySlice<UInt8>) -> Bool {
+        let text = prefix.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        if text.starts(with: "-----BEGIN PGP MESSAGE-----".utf8) { return true }
+        guard let first = prefix.first, first & 0x80 != 0 else { return false }
+        let tag = first & 0x40 != 0 ? first & 0x3f : (first >> 2) & 0x0f
+        return tag == 1 || tag == 3  // a public-key or a symmetric-key encrypted session key
+    }
+
+    /// Whether the first byte can begin another kind's message (an RNCryptor message, raw or
+    /// base64, never begins so): a reader of lines need look further only then.
+    package static func mayBegin(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "a") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "$")
+    }
+}
+
+/// What opened a message of another kind.
+package enum KindOpener: Sendable {
+    /// A password of the chain.
+    case password(ChainPassword)
+    /// An age identity, named by where it came from (`FILE:LINE`).
+    case identity(String)
+}
+
+/// An age identity given for one run, with the name it is reported by.
+package struct NamedIdentity: Sendable {
+    package let name: String
+    package let identity: AgeX25519Identity
+
+    package init(name: String, identity: AgeX25519Identity) {
+        self.name = name
+        self.identity = identity
+    }
+}
+
+/// The outcome of opening a message of another kind.
+package struct KindOpened {
+    package let kind: MessageKindName
+    package let openedBy: KindOpener
+    /// Passwords tried (identities are not counted).
+    package let tried: Int
+    /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
+    package var cost: AgeScryptBatch.Cost? = nil
+}
+
+extension MessageKinds {
+    /// Opens the message `input` holds, of `kind`, with the chain's passwords in chain order and
+    /// then the run's identities: the first that fits wins. The plaintext goes to `sink`, which
+    /// the caller releases only when this returns.
+    /// A costly KDF (age's scrypt) tries several passwords at once through `scrypt`.
+    package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                             scrypt: AgeScryptBatch = AgeScryptBatch(jobs: 1, memoryBudget: 0),
+                                             into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+        let header: K.Header
+        do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
+            // scrypt stanzas are alone in their header: only passwords can open them.
+            let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?
+            do { outcome = try scrypt.unlock(age, passwords: passwords.map(\.secret)) } catch {
+                throw KindFailure(kind: K.name, error: error, tried: passwords.count)
+            }
+            guard let outcome, let found = outcome.found else {
+                throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count)
+            }
+            do { try K.decryptBody(header, key: key(found.fileKey), from: input, into: sink) } catch {
+                throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
+            }
+            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost)
+        }
+        // Each password as given, then its other Unicode normalization form when that differs
+        // (NFC and NFD: input methods differ); both are one password for `tried`.
+        var offers: [(credential: Credential, password: Int?, identity: Int?)] = []
+        for (index, password) in passwords.enumerated() {
+            offers.append((.password(password.secret), index, nil))
+            let isASCII = password.secret.withUnsafeBytes { raw in raw.allSatisfy { $0 < 0x80 } }
+            if !isASCII, let text = password.secret.decodedUTF8(), let other = PasswordDialects.otherNormalizationForm(of: text) {
+                offers.append((.password(SecretBytes(other)), index, nil))
+            }
+        }
+        offers += identities.indices.map { (.ageX25519(identities[$0].identity), nil, $0) }
+        var triedPasswords = Set<Int>()
+        for offer in offers {
+            let unlocked: Unlock<K.Key>
+            do { unlocked = try K.unlock(header, with: offer.credential) } catch {
+                if let index = offer.password { triedPasswords.insert(index) }
+                throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+            }
+            switch unlocked {
+            case .notApplicable: continue
+            case .wrongCredential: if let index = offer.password { triedPasswords.insert(index) }
+            case .unlocked(let key):
+                if let index = offer.password { triedPasswords.insert(index) }
+                do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+                    throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+                }
+                let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
+                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count)
+            }
+        }
+        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count)
+    }
+}
+
+extension MessageKinds {
+    /// AgeKind's key as `K`'s (the same type when `K` is AgeKind).
+    fileprivate static func key<K: MessageKind>(_: AgeKind.Type, as _: K.Type) -> ((SecretBytes) -> K.Key)? {
+        guard K.Key.self == SecretBytes.self else { return nil }
+        return { $0 as! K.Key }
+    }
+}
+
+/// Why a message of another kind did not open, with how many passwords were tried.
+package struct KindFailure: Error {
+    package let kind: MessageKindName
+    package let error: KindError
+    package let tried: Int
+}
+
+/// The bytes already read from an input, then the rest of it.
+package final class PrefixedSource: ByteSource {
+    private var prefix: [UInt8]
+    private var offset = 0
+    private let rest: ByteSource
+
+    package init(prefix: [UInt8], rest: ByteSource) {
+        self.prefix = prefix
+        self.rest = rest
+    }
+
+    deinit { Crypto.cleanse(&prefix) }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
+        if offset < prefix.count {
+            let n = min(buffer.count, prefix.count - offset)
+            prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+            offset += n
+            return n
+        }
+        return try rest.read(into: buffer)
+    }
+}

@@ -1,0 +1,252 @@
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A whole message of another kind (age, Ansible Vault) from one input, opened with the chain's
+/// passwords (in chain order, the last winner first) and the run's `--identity` files; the
+/// plaintext goes to a private unnamed file and is released to its destination (the `--binary`
+/// rules) only once everything that authenticates it has been checked.
+struct KindDecryption {
+    let session: DecryptSession
+    let identities: [NamedIdentity]
+
+    /// scrypt tries run up to --jobs at once, within half the memory available now.
+    var scryptBatch: AgeScryptBatch {
+        let available = Int(sysconf(Int32(_SC_AVPHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return AgeScryptBatch(jobs: session.jobs, memoryBudget: max(available / 2, AgeScryptBatch.memoryPerTry(logN: 18)))
+    }
+
+    /// The one line for an OpenPGP message (its own issue will open them).
+    static let openPGPHint = "an OpenPGP message: rwsecret cannot open it yet (use gpg -d)"
+
+    /// Loads `--identity` files: age identity files (`AGE-SECRET-KEY-1…` lines, `#` comments).
+    static func loadIdentities(_ paths: [String]) throws -> [NamedIdentity] {
+        var named: [NamedIdentity] = []
+        for path in paths {
+            var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
+            defer { Crypto.cleanse(&bytes) }
+            let parsed: [AgeX25519Identity]
+            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
+                throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+            for (index, identity) in parsed.enumerated() {
+                named.append(NamedIdentity(name: parsed.count == 1 ? path : "\(path)#\(index + 1)", identity: identity))
+            }
+        }
+        return named
+    }
+
+    /// Opens the message that `input` holds (`kind` recognised it), writing the plaintext to
+    /// `destination` once verified; reports the outcome and returns the run's status.
+    func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
+             outputName: String) throws -> ExitStatus {
+        let passwords: [ChainPassword]
+        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+            throw CommandFailure(error)
+        }
+        let folder: String
+        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
+        let file: PrivateFile
+        do { file = try PrivateFile(in: folder, needsName: { if case .file = destination { true } else { false } }()) } catch {
+            return report(outputName, "cannot create: \(error)", .cannotCreate)
+        }
+        let opened: KindOpened
+        do {
+            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: PrivateFilePlaintext(file: file))
+        } catch {
+            return failed(error, source: name, passwords: passwords.count)
+        }
+        if case .password(let password) = opened.openedBy { session.client.messageFinished(openedBy: .password(password)) }
+        session.global.verboseLine("kind: \(opened.kind.rawValue)")
+        if let cost = opened.cost { session.global.verboseLine(cost.words) }
+        session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
+        do {
+            switch destination {
+            case .file(let path):
+                try file.link(as: path)
+            case .descriptor(let fd):
+                try file.copy(to: fd)
+            case .openedLater(let path):
+                let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
+                defer { close(fd) }
+                var info = stat()
+                if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
+                try file.copy(to: fd)
+            }
+        } catch {
+            if error.isBrokenPipe, case .descriptor = destination { return .success }
+            return report(outputName, "\(error)", .ioError)
+        }
+        return .success
+    }
+
+    /// One line for a message that did not open.
+    private func failed(_ failure: KindFailure, source name: String, passwords: Int) -> ExitStatus {
+        let (reason, status) = words(failure)
+        return report(name, reason, status)
+    }
+
+    /// The reason a message of another kind did not open, and the run's status for it.
+    func words(_ failure: KindFailure) -> (String, ExitStatus) {
+        let what = failure.kind == .age ? "age file" : "Ansible Vault"
+        switch failure.error {
+        case .noMatch(let types) where failure.kind == .age:
+            let ours = types.filter { $0 == "scrypt" || $0 == "X25519" }
+            if ours.isEmpty {
+                return ("an age file for recipients that are not ours (\(types.joined(separator: ", "))): nothing here can open it", .failure)
+            }
+            if ours.contains("X25519") && identities.isEmpty {
+                return ("an age file for X25519 recipients: no identity given opens it (give --identity FILE)", .failure)
+            }
+            if ours.contains("X25519") {
+                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities.count) identities opens it", .failure)
+            }
+            return ("no password opened this age file (tried \(failure.tried))", .failure)
+        case .noMatch:
+            return ("no password opened this \(what) (tried \(failure.tried))", .failure)
+        case .io(let error):
+            return ("\(error)", error.isMissingInput ? .noInput : .ioError)
+        case .tooLarge(let limit):
+            return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload:
+            return ("\(what): \(failure.error)", .failure)
+        }
+    }
+
+    private func report(_ name: String, _ reason: String, _ status: ExitStatus) -> ExitStatus {
+        Output.standardError.line("rwsecret: \(Output.escaped(name)): \(reason)")
+        return status
+    }
+}
+
+extension KindOpener {
+    /// The stored label, where a run-only password came from, or the identity file.
+    var words: String {
+        switch self {
+        case .password(let password): password.name
+        case .identity(let name): "identity \(name)"
+        }
+    }
+}
+
+/// One record of another kind, for the line-mode writer.
+struct KindRecord {
+    let place: RecordWriter.Place
+    let result: Result<Decrypted, RowFailure>
+    /// The chain password that opened it (it goes first from now on).
+    let winner: ChainPassword?
+}
+
+extension KindDecryption {
+    /// A whole file's plaintext is kept in memory in line mode up to this size (larger: --binary).
+    static let lineModeLimit = 64 << 20
+    /// A YAML file is searched for `!vault` values up to this size.
+    static let yamlLimit = 16 << 20
+
+    /// For line mode: the records of `input` when it is a regular file that holds messages of
+    /// another kind (a whole age or Ansible Vault file, or YAML with `!vault` values); nil when
+    /// it holds lines. Read with `pread` from its start, so the line reader is not disturbed.
+    func records(of input: InputFile, index: Int) throws -> [KindRecord]? {
+        guard input.isRegularFile else { return nil }
+        let prefix = try readAt(input, count: detectionLength)
+        if let kind = MessageKinds.detect(prefix[...]) {
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+            return [try record(kind, KindInput(PreadSource(input)), place: place)]
+        }
+        if MessageKinds.isOpenPGP(prefix[...]) {
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: .openpgp, wholeFile: true)
+            return [KindRecord(place: place, result: .failure(.otherKind(Self.openPGPHint)), winner: nil)]
+        }
+        guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
+        let text = try readAt(input, count: Int(size))
+        let values = AnsibleVaultKind.vaultValues(inYAML: text)
+        guard !values.isEmpty else { return nil }
+        return try values.map { value in
+            let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
+            return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place)
+        }
+    }
+
+    private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place) throws -> KindRecord {
+        let passwords: [ChainPassword]
+        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+            throw CommandFailure(error)
+        }
+        let sink = MemoryPlaintext(limit: Self.lineModeLimit)
+        do {
+            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: sink)
+            if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
+            session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
+            let opener: Opener
+            var winner: ChainPassword?
+            switch opened.openedBy {
+            case .password(let password):
+                opener = .password(password)
+                winner = password
+            case .identity(let name):
+                opener = .password(ChainPassword(name: "identity \(name)", secret: SecretBytes([UInt8]())))
+            }
+            if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
+                return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner)
+            }
+            return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner)
+        } catch {
+            return KindRecord(place: place, result: .failure(.otherKind(words(error).0)), winner: nil)
+        }
+    }
+
+    /// Whether the first significant line looks like YAML (a mapping key, a list item, a
+    /// document start) rather than a base64 message, which has no `:` and no space.
+    static func mayBeYAML(_ prefix: [UInt8]) -> Bool {
+        for line in prefix.split(separator: 0x0a) {
+            let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
+            if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
+            return text.contains(UInt8(ascii: ":")) || text.starts(with: "---".utf8) || text.starts(with: "- ".utf8)
+        }
+        return false
+    }
+
+    private func readAt(_ input: InputFile, count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, count - done, off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw CommandFailure(.ioError, "\(Output.escaped(input.name)): \(SystemError(code: errno))") }
+            if n == 0 { break }
+            done += n
+        }
+        bytes.removeLast(count - done)
+        return bytes
+    }
+}
+
+/// A regular file read from its start with `pread`, whatever its descriptor's offset.
+final class PreadSource: ByteSource {
+    private let file: InputFile
+    private var offset = 0
+
+    init(_ file: InputFile) { self.file = file }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        do {
+            let n = try retryingOnInterrupt { pread(file.fd, buffer.baseAddress!, buffer.count, off_t(offset)) }
+            offset += n
+            return n
+        } catch { throw .io(error) }
+    }
+}
+
+/// The rest of an input read through its descriptor.
+final class DescriptorSource: ByteSource {
+    private let file: InputFile
+
+    init(_ file: InputFile) { self.file = file }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        do { return try file.read(into: buffer.baseAddress!, count: buffer.count) } catch { throw .io(error) }
+    }
+}
