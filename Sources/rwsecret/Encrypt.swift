@@ -25,7 +25,7 @@ extension RWSecret {
         @Flag(help: "Turn the whole input (one FILE or stdin) into one raw message.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the message to this file.", valueName: "out"), completion: .file())
+        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the message to this file (\"-\": stdout, even a terminal).", valueName: "out"), completion: .file())
         var output: String?
 
         @Option(help: ArgumentHelp("Encrypt under the stored password with this label.", valueName: "label"),
@@ -35,7 +35,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Encrypt under the one password in this file.", valueName: "file"), completion: .file())
         var passwordFile: String?
 
-        @Flag(help: "Ask for the password, without echo.")
+        @Flag(help: "Ask for the password twice, without echo (a mismatch asks again).")
         var askPassword = false
 
         @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
@@ -77,6 +77,10 @@ extension RWSecret {
             // Here, not in validate(): the parser reports an unknown option only after validate() passes.
             if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
             let global = try self.global.merged(with: root.global)
+            // Before the password is asked: raw ciphertext would wreck the terminal (as decrypt --binary).
+            if binary && output == nil && isatty(STDOUT_FILENO) == 1 {
+                throw CommandFailure(.usage, "refusing to write raw ciphertext to a terminal: give -o FILE (or -o - to insist), or redirect stdout")
+            }
             let credential = try loadCredential(global)
             if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
                 Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
@@ -100,7 +104,7 @@ extension RWSecret {
                 }
                 return .password(passwords[0].secret)
             } else if askPassword {
-                password = try Terminal.readRunPassword()
+                password = try Terminal.readNewRunPassword()
                 name = "prompt"
             } else if let label = passwordLabel {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
@@ -168,7 +172,7 @@ extension RWSecret {
                 throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             let destination: OutputFile
-            if let output {
+            if let output, output != "-" {
                 do { destination = try OutputFile(replacing: output) } catch {
                     throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
                 }

@@ -58,6 +58,20 @@ enum Terminal {
         try RunPasswords.check(secret, name: "prompt")
         return secret
     }
+
+    /// `encrypt --ask-password`: asked twice, as `password add`, gpg -c and age -p do (a typo
+    /// would make the message impossible to open); a mismatch asks again, three tries in all.
+    static func readNewRunPassword() throws -> SecretBytes {
+        var note = ""
+        for _ in 0..<3 {
+            let first = try readSecret(prompt: note + "Password: ")
+            try RunPasswords.check(first, name: "prompt")
+            let second = try readSecret(prompt: "Again: ")
+            if first.isEqual(to: second) { return first }
+            note = "rwsecret: the two passwords differ; try again.\n"
+        }
+        throw CommandFailure(.dataError, "the two passwords differed three times; nothing was encrypted")
+    }
 }
 
 /// What the signal handler puts back: the prompt's terminal and its settings.
