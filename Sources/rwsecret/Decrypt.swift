@@ -67,7 +67,8 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Also try the passwords (lines as in --password-file) a parent process writes into this inherited file descriptor (repeatable).", valueName: "n"))
         var passwordFd: [Int32] = []
 
-        @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
+        // Unconditional: `--jobs -1` is a (bad) number, not a missing value.
+        @Option(parsing: .unconditional, help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
 
         @Flag(help: "Read each line as ID<TAB>MESSAGE and give the ID with each result.")

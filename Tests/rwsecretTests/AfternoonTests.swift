@@ -49,4 +49,33 @@ struct AfternoonTests {
         let opened = try run(["decrypt", "--no-store", "--binary", out], extra: ["RWSECRET_PASSWORD": "pw"])
         #expect(opened.out == "hi\n", "\(opened.stderr)")
     }
+
+    // Item 11: options before the subcommand's name gave "unknown command '2'" and the like.
+    @Test("an option of a subcommand given before its name is named with where it goes (64)",
+          arguments: [
+            (["--jobs", "2", "decrypt", "x"], "rwsecret: `--jobs` is an option of `decrypt`: `rwsecret decrypt --jobs 2 …`"),
+            (["--password-file", "F", "decrypt", "x"], "rwsecret: `--password-file` is an option of `decrypt` and `encrypt`: `rwsecret decrypt --password-file F …`"),
+            (["--password-file", "F", "encrypt"], "rwsecret: `--password-file` is an option of `decrypt` and `encrypt`: `rwsecret encrypt --password-file F …`"),
+            (["--no-store", "decrypt"], "rwsecret: `--no-store` is an option of `decrypt`: `rwsecret decrypt --no-store …`"),
+            (["--jobs=3", "decrypt"], "rwsecret: `--jobs` is an option of `decrypt`: `rwsecret decrypt --jobs=3 …`"),
+            (["--stroe", "file", "status"], "rwsecret: unknown option '--stroe'; did you mean '--store'?"),
+          ])
+    func optionBeforeSubcommand(arguments: [String], expected: String) throws {
+        let result = try run(arguments)
+        #expect(result.status == 64)
+        #expect(result.errLines.first == expected, "\(result.errLines)")
+    }
+
+    @Test("--jobs -1 is a bad number, not a missing value")
+    func negativeJobs() throws {
+        let result = try run(["decrypt", "--no-store", "--jobs", "-1"])
+        #expect(result.status == 64)
+        #expect(result.errLines.first == "rwsecret: --jobs must be at least 1", "\(result.errLines)")
+    }
+
+    @Test("global options before the subcommand still work")
+    func globalOptionsBefore() throws {
+        let result = try run(["--store", "file", "--quiet", "status"], extra: ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
 }
