@@ -78,4 +78,126 @@ struct AfternoonTests {
         let result = try run(["--store", "file", "--quiet", "status"], extra: ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"])
         #expect(result.status == 0, "\(result.stderr)")
     }
+
+    // Item 2: after Ctrl-Z and `fg` at a prompt, the typed password showed.
+    @Test("Ctrl-Z at a prompt and fg: echo is off again, the prompt is printed again, and the password never shows",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func suspendAndResumeAtPrompt() throws {
+        let environment = RWSecretProcess.environment(home: home.url, extra: ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"])
+        // A shell with job control, as a person has: the command is a foreground job of its own;
+        // when it stops, the shell (as bash does for itself) turns echo on, then `fg`.
+        let script = home.file("suspend.sh", """
+            set -m
+            sh -c 'echo "pid $$"; exec "$0" password add --store file suspended' \(PseudoTerminal.rwsecret)
+            stty echo
+            echo "stopped, echo on"
+            fg >/dev/null
+            """)
+        let session = try SuspendingTerminal("bash \(PseudoTerminal.quote(script))", environment: environment)
+        _ = try session.pid()
+        try session.waitFor("Password to store: ")
+        session.type("\u{1A}")  // Ctrl-Z
+        try session.waitFor("stopped, echo on")
+        try session.waitFor("Password to store: ")
+        session.type("suspended secret\n")
+        try session.waitFor("Again: ")
+        session.type("suspended secret\n")
+        let (status, raw) = session.finish()
+        #expect(status == 0, "\(raw)")
+        #expect(!raw.contains("suspended secret"), "the password is never echoed: \(raw)")
+        let listed = try run(["password", "list", "--store", "file"], extra: ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"])
+        #expect(listed.outLines == ["suspended"], "\(listed.stderr)")
+    }
+}
+
+/// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
+/// waits for text, sends signals, types.
+final class SuspendingTerminal {
+    let process = Process()
+    let input = Pipe(), output = Pipe()
+    var seen = Data()
+    var consumed = 0
+
+    init(_ commandLine: String, environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: PseudoTerminal.script)
+        process.arguments = ["-qec", commandLine, "/dev/null"]
+        var environment = environment
+        environment["TERM"] = "dumb"
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = output
+        try process.runCheckingDescriptors()
+        // Text that never comes fails the test (the output ends) instead of hanging it.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+    }
+
+    private lazy var watchdog = DispatchWorkItem { [process, weak self] in
+        if let child = self?.child { kill(child, SIGKILL) }
+        if process.isRunning { process.terminate() }
+    }
+    private var child: pid_t?
+
+    deinit {
+        watchdog.cancel()
+        if let child { kill(child, SIGKILL) }
+    }
+
+    struct Missing: Error, CustomStringConvertible { let description: String }
+
+    /// Waits until `text` appears after what was already waited for (fails when the output ends first).
+    func waitFor(_ text: String) throws {
+        while true {
+            let all = String(decoding: seen, as: UTF8.self)
+            let start = all.index(all.startIndex, offsetBy: min(consumed, all.count))
+            if let range = all.range(of: text, range: start..<all.endIndex) {
+                consumed = all.distance(from: all.startIndex, to: range.upperBound)
+                return
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw Missing(description: "'\(text)' never came: \(all)") }
+            seen.append(chunk)
+        }
+    }
+
+    /// The number the command line printed as `pid N`.
+    func pid() throws -> pid_t {
+        try waitFor("pid ")
+        while true {
+            let all = String(decoding: seen, as: UTF8.self)
+            let rest = all.dropFirst(consumed)
+            if let end = rest.firstIndex(where: { !$0.isNumber }), let pid = pid_t(rest[..<end]) { child = pid; return pid }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw Missing(description: "no pid: \(all)") }
+            seen.append(chunk)
+        }
+    }
+
+    /// Waits until `pid` is stopped (state T in /proc), however long that takes.
+    func waitUntilStopped(_ pid: pid_t) throws {
+        while true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { throw Missing(description: "process \(pid) is gone") }
+            if let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] == "T" { return }
+            usleep(10_000)
+        }
+    }
+
+    /// Echo on or off on the terminal `pid` has as stdin.
+    func setEcho(_ on: Bool, of pid: pid_t) throws {
+        let fd = open("/proc/\(pid)/fd/0", O_RDWR | O_NOCTTY)
+        guard fd >= 0 else { throw Missing(description: "cannot open the terminal of \(pid)") }
+        defer { close(fd) }
+        var settings = termios()
+        tcgetattr(fd, &settings)
+        if on { settings.c_lflag |= tcflag_t(ECHO) } else { settings.c_lflag &= ~tcflag_t(ECHO) }
+        tcsetattr(fd, TCSANOW, &settings)
+    }
+
+    func type(_ text: String) { input.fileHandleForWriting.writeToChild(Data(text.utf8)) }
+
+    /// Waits for the end: the exit status and everything the terminal received.
+    func finish() -> (Int32, String) {
+        seen.append(output.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: seen, as: UTF8.self))
+    }
 }
