@@ -128,6 +128,7 @@ extension RWSecret {
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
+            session.emptyChainStatus = noStore ? .failure : .unavailable
             let status = binary
                 ? try BinaryDecryption(session: session, output: output).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)
