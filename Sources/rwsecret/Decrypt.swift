@@ -13,7 +13,8 @@ extension RWSecret {
                 Tries the stored passwords, then the passwords given for this run \
                 (--password-file, --ask-password, $RWSECRET_PASSWORD), until one opens each \
                 message; the password that opened the last message goes first. Blank lines and \
-                lines starting with # are skipped.
+                lines starting with # are skipped. A line over 1 MiB is "line too long": a message \
+                that large is made with encrypt --binary and read with --binary.
 
                 Output: each plaintext as it is, then a newline, on stdout, in input order, as \
                 soon as it and everything before it are done. A message that fails writes no \

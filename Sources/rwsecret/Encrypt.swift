@@ -12,7 +12,9 @@ extension RWSecret {
             discussion: """
                 The password comes from exactly one of --password-label, --password-file, \
                 --ask-password or --key-file; with none of them, from $RWSECRET_PASSWORD. \
-                Every message gets fresh random salts and IV.
+                Every message gets fresh random salts and IV. A line whose message would be over \
+                decrypt's 1 MiB line limit (a plaintext line over 786,351 bytes) stops the run \
+                (exit 1): use --binary for it.
                 """
         )
 
@@ -71,6 +73,8 @@ extension RWSecret {
         private enum Credential {
             case password(SecretBytes)
             case keys(MessageKeys)
+
+            var isKeyBased: Bool { if case .keys = self { true } else { false } }
         }
 
         func run() throws {
@@ -142,11 +146,20 @@ extension RWSecret {
                     status.record(error.isMissingInput ? .noInput : .ioError)
                     continue
                 }
-                var lines = LineReader(input, maximumLength: .max)
+                // What encrypt writes, decrypt reads: a line whose message line would be over
+                // decrypt's limit is refused (its bytes are dropped as they are read, as decrypt does).
+                let longest = Self.longestLine(keyBased: credential.isKeyBased)
+                var lines = LineReader(input, maximumLength: longest + 1)
                 do {
                     while let line = try lines.next() {
-                        guard case .text(var bytes) = line else { continue }
+                        var bytes: [UInt8]
+                        switch line {
+                        case .text(let text): bytes = text
+                        case .tooLong: bytes = []
+                        }
                         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+                        if case .tooLong = line { return Self.refuseLongLine(name, lines.lineNumber, longest) }
+                        if bytes.count > longest { Crypto.cleanse(&bytes); return Self.refuseLongLine(name, lines.lineNumber, longest) }
                         let encryptor = makeEncryptor(credential)
                         let message = encryptor.update(bytes) + encryptor.finalize()
                         Crypto.cleanse(&bytes)
@@ -163,6 +176,25 @@ extension RWSecret {
                 }
             }
             return status.exitStatus
+        }
+
+        /// The longest plaintext line whose base64 message line fits decrypt's line limit
+        /// (header, one more block of padding, HMAC; base64 makes 4 characters of 3 bytes).
+        static func longestLine(keyBased: Bool) -> Int {
+            let header = keyBased ? 18 : MessageHeader.maximumLength
+            let bytes = LineReader.defaultMaximumLength / 4 * 3 - header - 32  // ciphertext room
+            return bytes / 16 * 16 - 1
+        }
+
+        /// Stops the run at a line too long for decrypt: said with the limit and what to do (1).
+        private static func refuseLongLine(_ name: String, _ line: Int, _ longest: Int) -> ExitStatus {
+            Output.standardOutput.flush()
+            Output.standardError.line("""
+                rwsecret: \(Output.escaped(name)):\(line): line too long: its message would be over decrypt's line limit \
+                (1 MiB of base64, a plaintext line of at most \(longest) bytes); encrypt it with --binary (one raw message, \
+                any size; decrypt --binary opens it); nothing after this line was encrypted
+                """)
+            return .failure
         }
 
         /// The whole input becomes one raw message, streamed.

@@ -110,6 +110,45 @@ struct AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    // Item 4: a 1 MB plaintext line encrypted to a line decrypt refused, with no word of the limit.
+    @Test("encrypt: the longest line decrypt reads is encrypted and opens; one byte more is refused with the limit and --binary (1)")
+    func encryptLineLimit() throws {
+        // 34-byte header, 49,147 blocks, 32-byte HMAC: 786,418 bytes, 1,048,560 base64 characters;
+        // one byte more needs one more block: 1,048,580, over 1 MiB.
+        let longest = 786_351
+        let fits = String(repeating: "a", count: longest)
+        let input = home.file("fits.txt", "first\n" + fits + "\r\n")
+        let encrypted = try run(["encrypt", input], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(encrypted.status == 0, "\(encrypted.stderr)")
+        let messages = home.file("m.txt", encrypted.out)
+        let opened = try run(["decrypt", "--no-store", messages], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(opened.outLines == ["first", fits], "\(opened.stderr)")
+
+        let tooLong = home.file("long.txt", "first\n" + fits + "b\nlast\n")
+        let refused = try run(["encrypt", tooLong], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(refused.status == 1)
+        #expect(refused.outLines.count == 1, "only the line before it is encrypted")
+        #expect(refused.errLines.count == 1, "\(refused.stderr)")
+        let line = try #require(refused.errLines.first)
+        #expect(line.hasPrefix("rwsecret: \(tooLong):2: line too long: its message would be over decrypt's line limit (1 MiB of base64, a plaintext line of at most \(longest) bytes)"), "\(line)")
+        #expect(line.contains("--binary"))
+    }
+
+    @Test("decrypt: a line over the limit is `line too long`, with one hint per input naming the limit and --binary")
+    func decryptLineLimitHint() throws {
+        let long = String(repeating: "A", count: (1 << 20) + 1)
+        let input = home.file("long.txt", long + "\n" + long + "\n")
+        let result = try run(["decrypt", "--no-store", input], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(result.status == 1)
+        #expect(result.errLines == [
+            "rwsecret: \(input): hint: a line over 1 MiB (1,048,576 bytes) is not read as a message; a message that large is made with `encrypt --binary` and opened with `decrypt --binary`",
+            "rwsecret: \(input):1: line too long",
+            "rwsecret: \(input):2: line too long",
+        ], "\(result.errLines)")
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
