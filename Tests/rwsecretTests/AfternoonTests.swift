@@ -149,6 +149,56 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    // Item 12: `status` said "passwords: 0, locked: no" for a vault that does not exist, and
+    // exited 0 for a vault that is a folder, damaged, or behind a wrong passphrase.
+    @Test("status: a vault that does not exist yet is not an empty one, in text and JSON")
+    func statusMissingVault() throws {
+        let missing = home.url.appendingPathComponent("doesnotexist").path
+        let text = try run(["--vault", missing, "status"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.outLines.contains("vault: none yet at \(missing) (the first `rwsecret password add` creates it)"), "\(text.outLines)")
+        let json = try run(["--vault", missing, "status", "--json"])
+        #expect(json.out.contains("\"vault_exists\":false"), "\(json.out)")
+        #expect(json.out.contains("\"problem\":null"), "\(json.out)")
+
+        let vault = home.url.appendingPathComponent("vault").path
+        let passphrase = ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"]
+        #expect(try run(["password", "add", "--vault", vault], stdin: Data("s1\n".utf8), extra: passphrase).status == 0)
+        let present = try run(["--vault", vault, "status", "--json"], extra: passphrase)
+        #expect(present.status == 0)
+        #expect(present.out.contains("\"vault_exists\":true") && present.out.contains("\"passwords\":1"), "\(present.out)")
+        #expect(!(try run(["--vault", vault, "status"], extra: passphrase)).out.contains("none yet"))
+    }
+
+    @Test("status: a vault that is a folder, damaged, or behind a wrong passphrase is a problem with its exit status (69)",
+          arguments: ["folder", "damaged", "wrong passphrase"])
+    func statusProblems(kind: String) throws {
+        let vault = home.url.appendingPathComponent("vault").path
+        var passphrase = ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"]
+        switch kind {
+        case "folder":
+            try FileManager.default.createDirectory(atPath: vault, withIntermediateDirectories: true)
+        case "damaged":
+            #expect(try run(["password", "add", "--vault", vault], stdin: Data("s1\n".utf8), extra: passphrase).status == 0)
+            var bytes = try #require(FileManager.default.contents(atPath: vault))
+            bytes[bytes.count / 2] ^= 0x55
+            try bytes.write(to: URL(fileURLWithPath: vault))
+        default:
+            #expect(try run(["password", "add", "--vault", vault], stdin: Data("s1\n".utf8), extra: passphrase).status == 0)
+            passphrase["RWSECRET_VAULT_PASSPHRASE"] = "Another-Passphrase-9"
+        }
+        let text = try run(["--vault", vault, "status"], extra: passphrase)
+        #expect(text.status == 69, "\(kind): \(text.out) \(text.stderr)")
+        #expect(text.outLines.contains { $0.hasPrefix("problem: ") }, "\(kind): \(text.outLines)")
+        #expect(text.outLines.contains("passwords: unknown"))
+        #expect(text.errLines.count == 1, "\(text.stderr)")
+        let json = try run(["--vault", vault, "status", "--json"], extra: passphrase)
+        #expect(json.status == 69)
+        #expect(json.out.contains("\"problem\":\"") && json.out.contains("\"passwords\":null"), "\(json.out)")
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
