@@ -57,17 +57,36 @@ extension RWSecret.Password {
                     Output.standardError.line("rwsecret: stored password '\(used)' (\(store.kind.rawValue) store)")
                 }
             } catch {
-                throw CommandFailure(error)
+                throw CommandFailure(Self.namingTheLabel(error, of: secret, in: store))
             }
         }
 
-        /// On a terminal: asked twice without echo, and both must match. Otherwise one line of stdin.
+        /// "Already stored" says under which label: whoever typed the secret may see where it is.
+        private static func namingTheLabel(_ error: StoreError, of secret: SecretBytes, in store: any PasswordStore) -> StoreError {
+            guard case .passwordRejected(let label, let failures) = error,
+                  failures.contains(where: { $0.domain == NotAlreadyStoredValidator.domain }),
+                  let stored = try? store.passwords(),
+                  let match = stored.first(where: { $0.secret.isEqual(to: secret) }) else { return error }
+            return .passwordRejected(label: label, failures.map { failure in
+                guard failure.domain == NotAlreadyStoredValidator.domain else { return failure }
+                return ValidationFailure(domain: failure.domain, code: failure.code,
+                                         description: "this password is already stored, labelled '\(Output.escaped(match.label))'",
+                                         reason: failure.failureReason)
+            })
+        }
+
+        /// On a terminal: asked twice without echo, and both must match; a mismatch asks again,
+        /// three tries in all (as for a new vault passphrase). Otherwise one line of stdin.
         private func readPassword() throws -> SecretBytes {
             guard Terminal.isInteractive else { return try Terminal.readOnlyStandardInputLine() }
-            let first = try Terminal.readSecret(prompt: "Password to store: ")
-            let second = try Terminal.readSecret(prompt: "Again: ")
-            guard first.isEqual(to: second) else { throw CommandFailure(.dataError, "the two passwords differ; nothing was stored") }
-            return first
+            var note = ""
+            for _ in 0..<3 {
+                let first = try Terminal.readSecret(prompt: note + "Password to store: ")
+                let second = try Terminal.readSecret(prompt: "Again: ")
+                if first.isEqual(to: second) { return first }
+                note = "rwsecret: the two passwords differ; try again.\n"
+            }
+            throw CommandFailure(.dataError, "the two passwords differed three times; nothing was stored")
         }
 
         /// Prints every failure as its own line and stops with 65.

@@ -88,7 +88,6 @@ extension RWSecret {
             } else {
                 out.line("store: \(choice.kind.rawValue)")
                 out.line("location: \(store.location)")
-                if vaultExists == false { out.line("vault: none yet at \(Output.escaped(store.location)) (the first `rwsecret password add` creates it)") }
                 out.line("reason: \(choice.reason)")
                 out.line("passwords: \(count.map(String.init) ?? "unknown")")
                 out.line("locked: \(count == nil ? "yes" : "no")")
@@ -96,6 +95,7 @@ extension RWSecret {
                     let value = cache.map { $0.held ? "until \($0.until.map(VaultTime.iso8601) ?? "?")" : "no" } ?? "unknown"
                     out.line("passphrase cached: \(value)")
                 }
+                if vaultExists == false { out.line("vault: none yet at \(Output.escaped(store.location)) (the first `rwsecret password add` creates it)") }
             }
             if let problem {
                 if !json { out.line("problem: \(problem.words)") }

@@ -184,14 +184,14 @@ extension Terminal {
     /// `readStandardInputLine`, and stdin must end after that line: a second line is
     /// bad data (65). Chosen over ignoring it: a file of several passwords piped in by
     /// mistake would otherwise store its first line and silently drop the rest.
-    static func readOnlyStandardInputLine() throws -> SecretBytes {
+    static func readOnlyStandardInputLine(
+        refusal: String = "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)"
+    ) throws -> SecretBytes {
         let line = readLine(from: STDIN_FILENO)
         var byte: UInt8 = 0
         let n = (try? retryingOnInterrupt { Glibc.read(STDIN_FILENO, &byte, 1) }) ?? -1
         byte = 0
-        if n > 0 {
-            throw CommandFailure(.dataError, "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)")
-        }
+        if n > 0 { throw CommandFailure(.dataError, refusal) }
         return line
     }
 

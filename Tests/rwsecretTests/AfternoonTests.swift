@@ -199,6 +199,70 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    var vaultPassphrase: [String: String] { ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"] }
+
+    func vaultWith(_ secrets: [(label: String, secret: String)]) throws {
+        for (label, secret) in secrets {
+            let added = try run(["password", "add", "--store", "file", label], stdin: Data((secret + "\n").utf8), extra: vaultPassphrase)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+    }
+
+    // Item 13: `vault passphrase` took the first of two lines quietly, and took the same passphrase again.
+    @Test("vault passphrase from stdin: two lines, or the current passphrase again, are refused (65) and nothing changes")
+    func vaultPassphraseStdin() throws {
+        try vaultWith([("work", "s1")])
+        let twoLines = try run(["vault", "passphrase"], stdin: Data("New-Passphrase-1\nNew-Passphrase-2\n".utf8), extra: vaultPassphrase)
+        #expect(twoLines.status == 65, "\(twoLines.stderr)")
+        #expect(twoLines.errLines == ["rwsecret: stdin holds more than one line; give the new vault passphrase alone on one line (nothing was changed)"], "\(twoLines.errLines)")
+        let same = try run(["vault", "passphrase"], stdin: Data("Vault-Passphrase-9\n".utf8), extra: vaultPassphrase)
+        #expect(same.status == 65, "\(same.stderr)")
+        #expect(same.errLines == ["rwsecret: the new vault passphrase is the current one; choose a new one (nothing was changed)"], "\(same.errLines)")
+        #expect(try run(["password", "list", "--store", "file"], extra: vaultPassphrase).outLines == ["work"], "the old passphrase still opens it")
+    }
+
+    @Test("vault passphrase on a terminal: 'Current vault passphrase:', the current one again is asked anew",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func vaultPassphraseTerminal() throws {
+        try vaultWith([("work", "s1")])
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) vault passphrase",
+                                             environment: RWSecretProcess.environment(home: home.url),
+                                             answers: [("Current vault passphrase: ", "Vault-Passphrase-9"),
+                                                       ("New vault passphrase: ", "Vault-Passphrase-9"),
+                                                       ("New vault passphrase: ", "Changed-Passphrase-7"),
+                                                       ("Again: ", "Changed-Passphrase-7")])
+        #expect(!session.timedOut, "\(session.raw)")
+        #expect(session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("rwsecret: vault passphrase: it is the current passphrase (choose a new one)"), "\(session.lines)")
+        let listed = try run(["password", "list", "--store", "file"], extra: ["RWSECRET_VAULT_PASSPHRASE": "Changed-Passphrase-7"])
+        #expect(listed.outLines == ["work"], "\(listed.stderr)")
+    }
+
+    @Test("password add on a terminal: a mismatch asks again, as a new vault passphrase does",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func passwordAddMismatchAsksAgain() throws {
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) password add --store file work",
+                                             environment: RWSecretProcess.environment(home: home.url, extra: vaultPassphrase),
+                                             answers: [("Password to store: ", "first typing"), ("Again: ", "first typo"),
+                                                       ("Password to store: ", "second typing"), ("Again: ", "second typing")])
+        #expect(!session.timedOut, "\(session.raw)")
+        #expect(session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("rwsecret: the two passwords differ; try again."), "\(session.lines)")
+        let opened = try run(["decrypt", "--store", "file", home.file("m.txt", Messages.password("stored right", "second typing") + "\n")],
+                             extra: vaultPassphrase)
+        #expect(opened.out == "stored right\n", "\(opened.stderr)")
+    }
+
+    @Test("'already stored' names the label it is stored under")
+    func alreadyStoredNamesTheLabel() throws {
+        try vaultWith([("work", "s1")])
+        let again = try run(["password", "add", "--store", "file", "other"], stdin: Data("s1\n".utf8), extra: vaultPassphrase)
+        #expect(again.status == 65)
+        #expect(again.errLines == ["rwsecret: this password is already stored, labelled 'work' (each password is stored once)"], "\(again.errLines)")
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
