@@ -46,7 +46,7 @@ struct BinaryDecryption {
             case .write(let error):
                 // A reader that closes stdout early ends the run quietly, as other filters do.
                 if error.isBrokenPipe, case .descriptor = destination { return .success }
-                return report(output ?? "-", "\(error)", .ioError)
+                return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(error)", .ioError)  // `-` names stdin
             }
         }
     }

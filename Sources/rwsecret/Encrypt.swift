@@ -204,6 +204,12 @@ extension RWSecret {
                 throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             let destination: OutputFile
+            // OUT that is the input would be replaced by its own encryption (decrypt refuses it too).
+            var target = stat()
+            if let output, output != "-", stat(output, &target) == 0, let source = try? input.status(),
+               (source.st_mode & S_IFMT) == S_IFREG, source.st_dev == target.st_dev, source.st_ino == target.st_ino {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is the input file")
+            }
             if let output, output != "-" {
                 do { destination = try OutputFile(replacing: output) } catch {
                     throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
@@ -223,7 +229,8 @@ extension RWSecret {
                 try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
                 try destination.commit()
             } catch let error as SystemError {
-                throw CommandFailure(.ioError, "\(Output.escaped(output ?? "-")): \(error)")
+                // stdout is named so: `-` names stdin (SPEC "Output").
+                throw CommandFailure(.ioError, "\(output.map { $0 == "-" ? "stdout" : Output.escaped($0) } ?? "stdout"): \(error)")
             }
             return .success
         }

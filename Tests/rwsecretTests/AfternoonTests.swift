@@ -263,6 +263,61 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    /// `sh -c LINE` with the test's environment: its status and stderr.
+    func shell(_ line: String, extra: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", line]
+        process.environment = RWSecretProcess.environment(home: home.url, extra: extra)
+        process.currentDirectoryURL = home.url
+        let error = Pipe()
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    // Item 16: `--binary … > /dev/full` named stdout `-` (which names stdin).
+    @Test("--binary writing to a full stdout names it stdout (74), decrypt and encrypt")
+    func fullStdoutIsNamedStdout() throws {
+        let message = home.file("m.bin", bytes: Messages.raw(Array("plaintext".utf8), "pw"))
+        let plain = home.file("p.txt", "plaintext\n")
+        for line in ["\(PseudoTerminal.rwsecret) decrypt --no-store --binary \(PseudoTerminal.quote(message)) > /dev/full",
+                     "\(PseudoTerminal.rwsecret) encrypt --binary \(PseudoTerminal.quote(plain)) > /dev/full"] {
+            let result = try shell(line, extra: ["RWSECRET_PASSWORD": "pw"])
+            #expect(result.status == 74, "\(line): \(result.stderr)")
+            #expect(result.stderr == "rwsecret: stdout: No space left on device\n", "\(line): \(result.stderr)")
+        }
+    }
+
+    @Test("encrypt --binary -o OUT keeps the mode of the file it replaces; a new OUT is 0600")
+    func encryptKeepsTheMode() throws {
+        let plain = home.file("p.txt", "plaintext\n")
+        let existing = home.file("existing.bin", "old")
+        #expect(chmod(existing, 0o644) == 0)
+        #expect(try run(["encrypt", "--binary", plain, "-o", existing], extra: ["RWSECRET_PASSWORD": "pw"]).status == 0)
+        var info = stat()
+        #expect(stat(existing, &info) == 0 && info.st_mode & 0o777 == 0o644, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        let new = home.url.appendingPathComponent("new.bin").path
+        #expect(try run(["encrypt", "--binary", plain, "-o", new], extra: ["RWSECRET_PASSWORD": "pw"]).status == 0)
+        #expect(stat(new, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let opened = try run(["decrypt", "--no-store", "--binary", existing], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(opened.out == "plaintext\n")
+    }
+
+    @Test("encrypt --binary FILE -o FILE is refused (73), as decrypt refuses it, and FILE is untouched")
+    func encryptRefusesItsInputAsOutput() throws {
+        let plain = home.file("self.txt", "keep me\n")
+        let result = try run(["encrypt", "--binary", plain, "-o", plain], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(result.status == 73)
+        #expect(result.errLines == ["rwsecret: \(plain): cannot create: it is the input file"], "\(result.errLines)")
+        #expect(try String(contentsOfFile: plain, encoding: .utf8) == "keep me\n")
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
