@@ -54,7 +54,7 @@ extension RWSecret.Password {
                     CompositeValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
                 }
                 if !global.quiet {
-                    Output.standardError.line("rwsecret: stored password '\(used)' (\(store.kind.rawValue) store)")
+                    Output.standardError.line("rwsecret: stored password '\(Output.escaped(used))' (\(store.kind.rawValue) store)")
                 }
             } catch {
                 throw CommandFailure(Self.namingTheLabel(error, of: secret, in: store))

@@ -62,7 +62,7 @@ extension RWSecret.Password {
             try destination.open()
             let copied = try destination.add(chosen.map { PasswordToAdd(label: $0.label, secret: $0.secret) })
             if !global.quiet {
-                let names = copied.map { "'\($0)'" }.joined(separator: ", ")
+                let names = copied.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
                 Output.standardError.line("rwsecret: copied \(copied.count) password\(copied.count == 1 ? "" : "s") to the \(destination.kind.rawValue) store: \(names)")
             }
         }

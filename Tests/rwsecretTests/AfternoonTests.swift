@@ -318,6 +318,37 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    // Item 17: labels with U+202E or zero-width characters printed as they are; a rejected
+    // label was not named; plaintexts with ESC sequences went raw to a terminal.
+    @Test("labels are printed with bidirectional-override and zero-width characters escaped; a rejected label is named, escaped")
+    func labelsEscaped() throws {
+        try vaultWith([("known", "s1"), ("ab\u{202E}cd", "s2"), ("zero\u{200B}width", "s3")])
+        let listed = try run(["password", "list", "--store", "file"], extra: vaultPassphrase)
+        #expect(listed.outLines == ["known", "ab\\x{202e}cd", "zero\\x{200b}width"], "\(listed.outLines)")
+        let removed = try run(["password", "remove", "--store", "file", "known", "lab\u{1B}[2J\nel"], extra: vaultPassphrase)
+        #expect(removed.status == 65)
+        #expect(removed.errLines == ["rwsecret: bad label 'lab\\x1b[2J\\nel': a label cannot contain control characters"], "\(removed.errLines)")
+    }
+
+    @Test("a plaintext's control characters are escaped when stdout is a terminal (said once), and written as they are in a pipe",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func plaintextEscapedOnATerminal() throws {
+        let plaintext = "red \u{1B}[31mtext\u{1B}[0m\r\u{7F}tab\there \u{9B}c1 é"
+        let messages = home.file("m.txt", Messages.password(plaintext, "pw") + "\n" + Messages.password(plaintext, "pw") + "\n")
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) decrypt --no-store \(PseudoTerminal.quote(messages))",
+                                             environment: RWSecretProcess.environment(home: home.url, extra: ["RWSECRET_PASSWORD": "pw"]))
+        #expect(session.status == 0, "\(session.raw)")
+        let shown = "red \\x1b[31mtext\\x1b[0m\\x0d\\x7ftab\there \\x9bc1 é"
+        #expect(session.raw.components(separatedBy: shown).count == 3, "both plaintexts escaped: \(session.raw.debugDescription)")
+        #expect(!session.raw.contains("\u{1B}[31m"), "no escape sequence reaches the terminal")
+        #expect(session.raw.components(separatedBy: "rwsecret: note: control characters in plaintexts are shown escaped").count == 2, "said once")
+        let piped = try run(["decrypt", "--no-store", messages], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(piped.out == plaintext + "\n" + plaintext + "\n", "a pipe gets the exact bytes")
+        #expect(piped.stderr.isEmpty)
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
