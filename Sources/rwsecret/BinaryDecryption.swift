@@ -45,7 +45,7 @@ struct BinaryDecryption {
             case .create(let error): return report(output ?? "-", "cannot create: \(error)", .cannotCreate)
             case .write(let error):
                 // A reader that closes stdout early ends the run quietly, as other filters do.
-                if error.isBrokenPipe, case .descriptor = destination { return .success }
+                if error.isBrokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }
                 return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(error)", .ioError)  // `-` names stdin
             }
         }

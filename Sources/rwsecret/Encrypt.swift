@@ -229,6 +229,7 @@ extension RWSecret {
                 try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
                 try destination.commit()
             } catch let error as SystemError {
+                if error.isBrokenPipe && (output == nil || output == "-") { Output.stdoutReaderGone = true; return .success }
                 // stdout is named so: `-` names stdin (SPEC "Output").
                 throw CommandFailure(.ioError, "\(output.map { $0 == "-" ? "stdout" : Output.escaped($0) } ?? "stdout"): \(error)")
             }

@@ -49,6 +49,9 @@ final class Output: @unchecked Sendable {
         }
     }
 
+    /// Set where stdout is written without `standardOutput` (`--binary`) and its reader went away.
+    nonisolated(unsafe) static var stdoutReaderGone = false
+
     /// `name` with control characters escaped (`\n`, `\t`, `\x1b`, …), bidirectional-override
     /// and zero-width characters too (`\x{202e}`), and
     /// invalid UTF-8 shown as `\xNN`, so that a file name or label can never

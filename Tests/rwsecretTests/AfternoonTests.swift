@@ -349,6 +349,43 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    /// Runs rwsecret with a stdout whose reader is already gone: every write fails (EPIPE).
+    func runWithClosedStdout(_ arguments: [String], stdin: Data = Data(), extra: [String: String]) throws
+        -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = RWSecretProcess.executable
+        process.arguments = arguments
+        process.environment = RWSecretProcess.environment(home: home.url, extra: extra)
+        let output = Pipe(), error = Pipe(), input = Pipe()
+        try output.fileHandleForReading.close()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = input
+        try process.run()
+        try output.fileHandleForWriting.close()
+        input.fileHandleForWriting.writeToChild(stdin)
+        try? input.fileHandleForWriting.close()
+        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationReason, process.terminationStatus, text)
+    }
+
+    // Item 18: `| head -1` exited 0 although most output was never written. Decided: as
+    // `git log | head` and `cat` do, the run ends killed by SIGPIPE (141 in a shell), quietly.
+    @Test("a reader that closes stdout early: the run ends by SIGPIPE, quietly (decrypt, --json, --binary, encrypt)")
+    func readerGoneEndsBySIGPIPE() throws {
+        let messages = home.file("m.txt", (1...5).map { Messages.password("m\($0)", "pw") }.joined(separator: "\n") + "\n")
+        let raw = home.file("m.bin", bytes: Messages.raw(Array(repeating: 7, count: 100_000), "pw"))
+        for arguments in [["decrypt", "--no-store", messages], ["decrypt", "--no-store", "--json", messages],
+                          ["decrypt", "--no-store", "--binary", raw], ["encrypt", messages], ["encrypt", "--binary", messages]] {
+            let result = try runWithClosedStdout(arguments, extra: ["RWSECRET_PASSWORD": "pw"])
+            #expect(result.reason == .uncaughtSignal && result.status == SIGPIPE, "\(arguments): \(result.reason) \(result.status)")
+            #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+        }
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
