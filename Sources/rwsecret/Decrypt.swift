@@ -53,7 +53,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
-        @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
+        @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with.", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
         @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable). $RWSECRET_PASSWORD, when set, is one more.", valueName: "file"), completion: .file())

@@ -8,7 +8,7 @@ extension RWSecret.Password {
     struct Copy: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "copy",
-            abstract: "Copy passwords into the other store (vault ↔ keyring); all labels when none are given.",
+            abstract: "Copy passwords into the other store (vault to keyring, or keyring to vault); all labels when none are given.",
             discussion: """
                 The source is the other store: --to keyring copies from the vault (--vault or \
                 RWSECRET_VAULT say which), --to file copies from the keyring into the vault (the \
@@ -21,7 +21,7 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Option(help: ArgumentHelp("The store to copy into.", valueName: "store"))
+        @Option(help: ArgumentHelp("The store to copy into.", valueName: "store"), completion: .list(["keyring", "file"]))
         var to: StoreKind
 
         @Argument(help: ArgumentHelp("The labels to copy (default: all).", valueName: "label"))

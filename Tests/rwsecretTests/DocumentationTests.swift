@@ -54,4 +54,50 @@ struct DocumentationTests {
         let encrypt = try RWSecretProcess.run(["encrypt", "--help"], environment: environment).out
         #expect(encrypt.contains("RWSECRET_PASSWORD"))
     }
+
+    // Issue 27 item 14: mdoc warned "Empty input line", rwsecret.help(1) was empty, rwsecret(1)
+    // said "see rwsecret(1)", and password copy's NAME lost its "↔".
+    @Test("man-sections.sh: blank lines become paragraphs, no empty help page, rwsecret(1) does not point at itself")
+    func manSections() throws {
+        let pages = TemporaryFolder()
+        _ = pages.file("rwsecret.1", """
+            .Sh NAME
+            .Nm rwsecret
+            .Sh DESCRIPTION
+            Environment: RWSECRET_STORE (see the man page rwsecret(1), or `rwsecret help decrypt`).
+
+            A second paragraph.
+            .Sh "EXIT STATUS"
+            exits 0 on success
+            .Sh AUTHORS
+
+            """)
+        _ = pages.file("rwsecret.help.1", ".Sh NAME\n.Nm \"rwsecret help\"\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [Self.root.appendingPathComponent("scripts/man-sections.sh").path, pages.url.path,
+                             Self.root.appendingPathComponent("Documentation/man").path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: pages.url.appendingPathComponent("rwsecret.help.1").path))
+        let page = try String(contentsOf: pages.url.appendingPathComponent("rwsecret.1"), encoding: .utf8)
+        #expect(!page.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains(""), "no empty input line: \(page)")
+        #expect(page.contains("(see ENVIRONMENT below, or `rwsecret help decrypt`)"))
+        #expect(!page.contains("rwsecret(1)"))
+        #expect(page.contains(".Sh ENVIRONMENT") && page.contains(".Sh FILES") && page.contains("SIGPIPE"))
+    }
+
+    @Test("every command's abstract is ASCII (the man page generator drops other characters from NAME), and --help says each default once")
+    func abstractsAndDefaults() throws {
+        let home = TemporaryFolder()
+        let environment = RWSecretProcess.environment(home: home.url)
+        for path in [["decrypt"], ["encrypt"], ["password", "add"], ["password", "copy"], ["password", "list"], ["password", "remove"],
+                     ["password", "rename"], ["vault", "unlock"], ["vault", "lock"], ["vault", "passphrase"], ["status"]] {
+            let help = try RWSecretProcess.run(path + ["--help"], environment: environment).out
+            let overview = help.split(separator: "\n").first { $0.hasPrefix("OVERVIEW:") } ?? ""
+            #expect(!overview.isEmpty && overview.allSatisfy(\.isASCII), "\(path): \(overview)")
+            #expect(!help.contains("(default 10,000). (default"), "\(path): a default said twice")
+        }
+    }
 }
