@@ -43,6 +43,10 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Make key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
+        // Unconditional: `--jobs -1` is a (bad) number, not a missing value.
+        @Option(parsing: .unconditional, help: ArgumentHelp("Encrypt this many lines at once (default: $RWSECRET_JOBS, else the CPUs this process may run on); the output keeps the input's order.", valueName: "n"))
+        var jobs: Int?
+
         @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
         var iterations: Int?
 
@@ -56,6 +60,7 @@ extension RWSecret {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
             }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
+            if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             try validateIterations()
         }
 
@@ -70,7 +75,7 @@ extension RWSecret {
         private func given(_ option: [String]) -> Bool { !option.isEmpty }
         private func given(_ option: String?) -> Bool { option != nil }
 
-        private enum Credential {
+        fileprivate enum Credential {
             case password(SecretBytes)
             case keys(MessageKeys)
 
@@ -90,9 +95,12 @@ extension RWSecret {
                 Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
             }
             if binary {
-                throw CommandFailure.silent(try encryptBinary(file: files.first ?? "-", credential: credential))
+                throw CommandFailure.silent(try encryptBinary(file: files.first ?? "-", credential: credential, quiet: global.quiet))
             }
-            throw CommandFailure.silent(try encryptLines(files: files.isEmpty ? ["-"] : files, credential: credential))
+            let jobCount = try JobCount.resolve(option: jobs)
+            global.verboseLine("jobs: \(jobCount.jobs) (\(jobCount.reason))")
+            throw CommandFailure.silent(try encryptLines(files: files.isEmpty ? ["-"] : files, credential: credential,
+                                                         jobs: jobCount.jobs, quiet: global.quiet))
         }
 
         /// The one password (or key) of the run, checked before anything is read.
@@ -136,44 +144,67 @@ extension RWSecret {
             }
         }
 
-        /// Each line (without its LF and a trailing CR; blank lines included) becomes one base64 message line.
-        private func encryptLines(files: [String], credential: Credential) throws -> ExitStatus {
+        /// Each line (without its LF and a trailing CR; blank lines included) becomes one base64
+        /// message line, in input order, on up to `--jobs` threads (each message's two key
+        /// derivations are the work), with the progress line on a terminal.
+        private func encryptLines(files: [String], credential: Credential, jobs: Int, quiet: Bool) throws -> ExitStatus {
             var status = RunStatus()
+            let progress = quiet ? nil : ProgressLine(unit: .messages)
+            progress?.expectInputs(files)
+            defer { progress?.clear() }
+            let run = EncryptRun(credential: credential, iterations: iterations ?? KeyDerivation.iterations)
+            let pipeline = OrderedPipeline<[UInt8]>(jobs: jobs) { line in
+                guard !run.stopped else { return }
+                Output.standardOutput.write(bytes: line)
+                Output.standardOutput.write("\n")
+                Output.standardOutput.flush()
+                run.done += 1
+                progress?.update(done: run.done)
+                if Output.standardOutput.failed { run.stopped = true }
+            }
+            func stdoutFailure() throws -> ExitStatus? {
+                pipeline.drain()
+                guard Output.standardOutput.failed else { return nil }
+                if Output.standardOutput.brokenPipe { return status.exitStatus }
+                throw CommandFailure(.ioError, "stdout: \(SystemError(code: Output.standardOutput.errorCode))")
+            }
             for name in files {
                 let input: InputFile
                 do { input = try InputFile(name) } catch {
+                    pipeline.drain()
                     Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
                     status.record(error.isMissingInput ? .noInput : .ioError)
                     continue
                 }
+                progress?.startInput(input.fd)
                 // What encrypt writes, decrypt reads: a line whose message line would be over
                 // decrypt's limit is refused (its bytes are dropped as they are read, as decrypt does).
                 let longest = Self.longestLine(keyBased: credential.isKeyBased)
                 var lines = LineReader(input, maximumLength: longest + 1)
                 do {
-                    while let line = try lines.next() {
+                    while !pipeline.synchronized({ run.stopped }), let line = try lines.next() {
                         var bytes: [UInt8]
                         switch line {
                         case .text(let text): bytes = text
                         case .tooLong: bytes = []
                         }
                         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-                        if case .tooLong = line { return Self.refuseLongLine(name, lines.lineNumber, longest) }
-                        if bytes.count > longest { Crypto.cleanse(&bytes); return Self.refuseLongLine(name, lines.lineNumber, longest) }
-                        let encryptor = makeEncryptor(credential)
-                        let message = encryptor.update(bytes) + encryptor.finalize()
-                        Crypto.cleanse(&bytes)
-                        Output.standardOutput.line(Base64.encode(message))
-                        Output.standardOutput.flush()
-                        if Output.standardOutput.failed {
-                            if Output.standardOutput.brokenPipe { return status.exitStatus }
-                            throw CommandFailure(.ioError, "stdout: \(SystemError(code: Output.standardOutput.errorCode))")
+                        if case .tooLong = line { bytes = [UInt8](repeating: 0, count: longest + 1) }
+                        if bytes.count > longest {
+                            Crypto.cleanse(&bytes)
+                            if let stopped = try stdoutFailure() { return stopped }
+                            return Self.refuseLongLine(name, lines.lineNumber, longest)
                         }
+                        let plaintext = PlaintextBox(bytes)
+                        Crypto.cleanse(&bytes)
+                        pipeline.submit { _ in run.encrypt(plaintext) }
                     }
                 } catch let error as SystemError {
+                    pipeline.drain()
                     Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
                     status.record(.ioError)
                 }
+                if let stopped = try stdoutFailure() { return stopped }
             }
             return status.exitStatus
         }
@@ -198,7 +229,7 @@ extension RWSecret {
         }
 
         /// The whole input becomes one raw message, streamed.
-        private func encryptBinary(file name: String, credential: Credential) throws -> ExitStatus {
+        private func encryptBinary(file name: String, credential: Credential, quiet: Bool) throws -> ExitStatus {
             let input: InputFile
             do { input = try InputFile(name) } catch {
                 throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
@@ -220,10 +251,17 @@ extension RWSecret {
             let encryptor = makeEncryptor(credential)
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
             defer { Crypto.cleanse(&buffer) }
+            // The progress line: bytes read of the input's size (when it is a regular file).
+            let progress = quiet ? nil : ProgressLine(unit: .bytes)
+            defer { progress?.clear() }
+            let size = (try? input.status()).flatMap { ($0.st_mode & S_IFMT) == S_IFREG ? Int64($0.st_size) : nil }
+            var read: Int64 = 0
             do {
                 while true {
                     let n = try buffer.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) }
                     if n == 0 { break }
+                    read += Int64(n)
+                    progress?.update(bytesDone: read, total: size)
                     try encryptor.update(buffer[0..<n]).withUnsafeBytes { try destination.write($0) }
                 }
                 try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
@@ -236,4 +274,38 @@ extension RWSecret {
             return .success
         }
     }
+}
+
+/// What the threads of one `encrypt` run share: the credential (read only) and, under the
+/// pipeline's lock, how many lines are written and whether stdout failed.
+private final class EncryptRun: @unchecked Sendable {
+    private let credential: RWSecret.Encrypt.Credential
+    private let iterations: Int
+    var done = 0
+    var stopped = false
+
+    init(credential: RWSecret.Encrypt.Credential, iterations: Int) {
+        self.credential = credential
+        self.iterations = iterations
+    }
+
+    /// One line's base64 message (the plaintext is wiped once encrypted).
+    func encrypt(_ plaintext: PlaintextBox) -> [UInt8] {
+        let encryptor: Encryptor
+        switch credential {
+        case .password(let password): encryptor = Encryptor(password: password, iterations: iterations)
+        case .keys(let keys): encryptor = Encryptor(keys: keys)
+        }
+        let message = encryptor.update(plaintext.bytes) + encryptor.finalize()
+        plaintext.wipe()
+        return Array(Base64.encode(message).utf8)
+    }
+}
+
+/// A line's plaintext, handed to a worker thread and wiped there.
+private final class PlaintextBox: @unchecked Sendable {
+    private(set) var bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func wipe() { Crypto.cleanse(&bytes) }
+    deinit { Crypto.cleanse(&bytes) }
 }

@@ -53,11 +53,11 @@ struct AfternoonTests {
     // Item 11: options before the subcommand's name gave "unknown command '2'" and the like.
     @Test("an option of a subcommand given before its name is named with where it goes (64)",
           arguments: [
-            (["--jobs", "2", "decrypt", "x"], "rwsecret: `--jobs` is an option of `decrypt`: `rwsecret decrypt --jobs 2 …`"),
+            (["--jobs", "2", "decrypt", "x"], "rwsecret: `--jobs` is an option of `decrypt` and `encrypt`: `rwsecret decrypt --jobs 2 …`"),
             (["--password-file", "F", "decrypt", "x"], "rwsecret: `--password-file` is an option of `decrypt` and `encrypt`: `rwsecret decrypt --password-file F …`"),
             (["--password-file", "F", "encrypt"], "rwsecret: `--password-file` is an option of `decrypt` and `encrypt`: `rwsecret encrypt --password-file F …`"),
             (["--no-store", "decrypt"], "rwsecret: `--no-store` is an option of `decrypt`: `rwsecret decrypt --no-store …`"),
-            (["--jobs=3", "decrypt"], "rwsecret: `--jobs` is an option of `decrypt`: `rwsecret decrypt --jobs=3 …`"),
+            (["--jobs=3", "decrypt"], "rwsecret: `--jobs` is an option of `decrypt` and `encrypt`: `rwsecret decrypt --jobs=3 …`"),
             (["--stroe", "file", "status"], "rwsecret: unknown option '--stroe'; did you mean '--store'?"),
           ])
     func optionBeforeSubcommand(arguments: [String], expected: String) throws {
@@ -383,6 +383,42 @@ extension AfternoonTests {
             #expect(result.reason == .uncaughtSignal && result.status == SIGPIPE, "\(arguments): \(result.reason) \(result.status)")
             #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
         }
+    }
+}
+
+extension AfternoonTests {
+    // Item 9: encrypt used one core and showed nothing on the terminal.
+    @Test("encrypt --jobs N: the output keeps the input's order, and --verbose says the jobs", arguments: ["1", "3"])
+    func encryptJobsKeepOrder(jobs: String) throws {
+        let plaintexts = (1...40).map { "line \($0)" } + ["", "last"]
+        let input = home.file("p.txt", plaintexts.joined(separator: "\n") + "\n")
+        let encrypted = try run(["encrypt", "--verbose", "--jobs", jobs, input], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(encrypted.status == 0, "\(encrypted.stderr)")
+        #expect(encrypted.errLines.contains("rwsecret: jobs: \(jobs) (--jobs)"), "\(encrypted.errLines)")
+        #expect(encrypted.outLines.count == plaintexts.count)
+        let opened = try run(["decrypt", "--no-store", "--json", home.file("m.txt", encrypted.out)], extra: ["RWSECRET_PASSWORD": "pw"])
+        let lines = opened.outLines.map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["plaintext"] as? String
+        }
+        #expect(lines == plaintexts.map(Optional.some), "\(opened.out)")
+    }
+
+    @Test("encrypt shows the progress line on a terminal: messages, and bytes for --binary",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func encryptProgress() throws {
+        let input = home.file("p.txt", (1...30).map { "line \($0)" }.joined(separator: "\n") + "\n")
+        let big = home.file("big.bin", bytes: [UInt8](repeating: 1, count: 3 << 20))
+        let out = home.url.appendingPathComponent("out").path
+        let environment = RWSecretProcess.environment(home: home.url, extra: ["RWSECRET_PASSWORD": "pw", "RWSECRET_PROGRESS_DELAY": "0"])
+        let lines = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) encrypt \(PseudoTerminal.quote(input)) > \(PseudoTerminal.quote(out))",
+                                           environment: environment)
+        #expect(lines.status == 0, "\(lines.raw)")
+        #expect(lines.raw.contains(" messages, "), "\(lines.raw.debugDescription)")
+        #expect(lines.lines.isEmpty, "erased at the end: \(lines.lines)")
+        let binary = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) encrypt --binary \(PseudoTerminal.quote(big)) -o \(PseudoTerminal.quote(out))",
+                                            environment: environment)
+        #expect(binary.status == 0, "\(binary.raw)")
+        #expect(binary.raw.contains("rwsecret: 1.0 MiB of 3.0 MiB (33%)"), "\(binary.raw.debugDescription)")
     }
 }
 
