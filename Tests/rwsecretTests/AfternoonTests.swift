@@ -422,6 +422,44 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    @Test("progress of a small file counts messages done, not bytes read ahead: it does not start at 100%",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func progressCountsWorkDone() throws {
+        let messages = home.file("m.txt", (1...30).map { Messages.password("m\($0)", "pw") }.joined(separator: "\n") + "\n")
+        let environment = RWSecretProcess.environment(home: home.url, extra: ["RWSECRET_PASSWORD": "pw", "RWSECRET_PROGRESS_DELAY": "0"])
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) decrypt --no-store --jobs 1 \(PseudoTerminal.quote(messages)) > /dev/null",
+                                             environment: environment)
+        #expect(session.status == 0, "\(session.raw)")
+        let regex = try NSRegularExpression(pattern: #"(\d+)% of"#)
+        let raw = session.raw
+        let shares = regex.matches(in: raw, range: NSRange(raw.startIndex..., in: raw)).map { Int(raw[Range($0.range(at: 1), in: raw)!])! }
+        #expect(shares.count >= 2, "\(raw.debugDescription)")
+        #expect((shares.first ?? 100) < 50, "the first line: \(shares)")
+        #expect(shares == shares.sorted(), "never goes back: \(shares)")
+    }
+
+    @Test("an input that sends nothing: the line says 'waiting for input' instead of freezing at its last rate",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func progressWaitingForInput() throws {
+        let fifo = home.url.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let environment = RWSecretProcess.environment(home: home.url, extra: ["RWSECRET_PASSWORD": "pw", "RWSECRET_PROGRESS_DELAY": "0"])
+        let session = try SuspendingTerminal("\(PseudoTerminal.rwsecret) decrypt --no-store \(PseudoTerminal.quote(fifo)) > /dev/null; echo \"exit $?\"",
+                                             environment: environment)
+        // Read-write: opening never blocks, even if the tool failed before opening its end.
+        let writer = try #require(FileHandle(forUpdatingAtPath: fifo))
+        writer.writeToChild(Data((Messages.password("first", "pw") + "\n").utf8))
+        try session.waitFor("1 message")
+        try session.waitFor("waiting for input")  // nothing more comes: no timer in the test, the tool says so
+        writer.writeToChild(Data((Messages.password("second", "pw") + "\n").utf8))
+        try session.waitFor("2 messages")
+        try writer.close()
+        try session.waitFor("exit 0")
+        _ = session.finish()
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
