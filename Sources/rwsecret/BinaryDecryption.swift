@@ -42,7 +42,7 @@ struct BinaryDecryption {
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
-            case .create(let error): return report(output ?? "-", "cannot create: \(error)", .cannotCreate)
+            case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
             case .write(let error):
                 // A reader that closes stdout early ends the run quietly, as other filters do.
                 if error.isBrokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }

@@ -243,7 +243,7 @@ extension RWSecret {
             }
             if let output, output != "-" {
                 do { destination = try OutputFile(replacing: output) } catch {
-                    throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
+                    throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(OutputPath.createFailure(output, error))")
                 }
             } else {
                 destination = OutputFile()

@@ -460,6 +460,21 @@ extension AfternoonTests {
     }
 }
 
+extension AfternoonTests {
+    @Test("-o in a folder that takes no new file (/proc) says so, not 'No such file or directory' (73), encrypt and decrypt",
+          .enabled(if: FileManager.default.fileExists(atPath: "/proc/version")))
+    func outputInProc() throws {
+        let plain = home.file("p.txt", "hi\n")
+        let message = home.file("m.bin", bytes: Messages.raw(Array("hi\n".utf8), "pw"))
+        for arguments in [["encrypt", "--binary", plain, "-o", "/proc/version"], ["decrypt", "--no-store", "--binary", message, "-o", "/proc/version"]] {
+            let result = try run(arguments, extra: ["RWSECRET_PASSWORD": "pw"])
+            #expect(result.status == 73, "\(arguments): \(result.stderr)")
+            #expect(result.errLines == ["rwsecret: /proc/version: cannot create: the folder /proc does not take new files (No such file or directory)"],
+                    "\(arguments): \(result.errLines)")
+        }
+    }
+}
+
 /// A command line on a pseudo-terminal (util-linux `script`) that a test drives step by step:
 /// waits for text, sends signals, types.
 final class SuspendingTerminal {
