@@ -19,8 +19,16 @@ for page in "$pages"/*.1; do
       include(env); include(exit_status); include(examples); skipping = 1; next
     }
     /^\.Sh / { skipping = 0 }
-    # A blank line in a discussion is a paragraph break (mdoc warns "Empty input line").
-    !skipping && /^$/ { print ".Pp"; next }
+    # A blank line in a discussion is a paragraph break (mdoc warns "Empty input line"),
+    # but not right before a list item or a section, where mdoc skips it with a warning.
+    !skipping && (/^$/ || /^\.Pp$/) { paragraph = 1; next }
+    paragraph { paragraph = 0; if ($0 !~ /^\.(It|Sh|Ss|El)/) print ".Pp" }
+    # mdoc wants each sentence of running text on a line of its own.
+    !skipping && !/^\./ {
+      line = $0; out = ""
+      while (match(line, /[A-Za-z0-9)]\. +[A-Z]/)) { out = out substr(line, 1, RSTART + 1) "\n"; line = substr(line, RSTART + 2); sub(/^ +/, "", line) }
+      $0 = out line
+    }
     # rwsecret(1) itself: its ENVIRONMENT section is below, not "the man page rwsecret(1)".
     !skipping && name == "rwsecret" { gsub(/see the man page rwsecret\(1\), or/, "see ENVIRONMENT below, or") }
     !skipping { print }

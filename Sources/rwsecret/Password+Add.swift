@@ -19,14 +19,14 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Argument(help: ArgumentHelp("The label (1–64 characters, no control characters).", valueName: "label"))
+        @Argument(help: ArgumentHelp("The label (1-64 characters, no control characters).", valueName: "label"))
         var label: String?
 
         // Unconditional: `--min-length -3` is a (bad) number, not a missing value.
         @Option(name: .customLong("min-length"), parsing: .unconditional, help: ArgumentHelp("Require at least N characters.", valueName: "n"))
         var minLength: Int?
 
-        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric (given at most once).", valueName: "class"),
+        @Option(help: ArgumentHelp("Require only these characters: alpha (a-z A-Z), numeric (0-9) or alphanumeric (given at most once).", valueName: "class"),
                 completion: .list(CharacterClassValidator.Requirement.allCases.map(\.rawValue)))
         var require: CharacterClassValidator.Requirement?
 

@@ -12,7 +12,7 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Flag(help: "Write [{\"label\":…,\"position\":1}, …] instead of one label per line.")
+        @Flag(help: "Write [{\"label\":...,\"position\":1}, ...] instead of one label per line.")
         var json = false
 
         func run() throws {

@@ -15,7 +15,7 @@ extension RWSecret.Password {
         @Argument(help: ArgumentHelp("The label now.", valueName: "old"))
         var old: String
 
-        @Argument(help: ArgumentHelp("The new label (1–64 characters, no control characters).", valueName: "new"))
+        @Argument(help: ArgumentHelp("The new label (1-64 characters, no control characters).", valueName: "new"))
         var new: String
 
         func run() throws {

@@ -97,6 +97,9 @@ struct DocumentationTests {
             let help = try RWSecretProcess.run(path + ["--help"], environment: environment).out
             let overview = help.split(separator: "\n").first { $0.hasPrefix("OVERVIEW:") } ?? ""
             #expect(!overview.isEmpty && overview.allSatisfy(\.isASCII), "\(path): \(overview)")
+            // So is all of the help: the generator drops "–" from "1–64" ("164 characters").
+            let nonASCII = String(String.UnicodeScalarView(help.unicodeScalars.filter { !$0.isASCII }))
+            #expect(nonASCII.isEmpty, "\(path): \(nonASCII)")
             #expect(!help.contains("(default 10,000). (default"), "\(path): a default said twice")
         }
     }
