@@ -85,7 +85,7 @@ check-consumer:
 	@SWIFT="$(SWIFT)" sh scripts/consumer-check.sh
 
 ## fuzz: builds the libFuzzer targets (Fuzz/, into .build-fuzz/) and runs each FUZZ_SECONDS (default 60)
-## from its seed corpus Fuzz/corpus/TARGET; fails on the first crash (see README, "Fuzzing and sanitizers")
+## from its seed corpus Fuzz/corpus/TARGET; fails on the first crash (see docs/hacking.md, "Fuzzing and sanitizers")
 fuzz: deps
 	$(MAKE) -f Fuzz/Makefile run SWIFTC="$(SWIFT)c"
 

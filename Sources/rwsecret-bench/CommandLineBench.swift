@@ -122,7 +122,7 @@ enum CommandLineBench {
         // 2×). Independent draws give the head a 1-in-3 chance at any lag: both runs do the
         // same work, and the speed-up measures the cores alone.
         // One file per seed: the bench's wall times use the first; the key counts below use
-        // all of them (any one file's draws fall ±1.5% either way, see the README).
+        // all of them (any one file's draws fall ±1.5% either way, see docs/performance.md).
         func drawnMessages(seed: UInt64) -> String {
             var state = seed
             func draw() -> Int {

@@ -54,13 +54,13 @@ struct BinaryDecryption {
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
             case .create(let error) where error.code == EOPNOTSUPP: return report(output ?? "-", Self.noUnnamedFiles, .cannotCreate)
-            case .create(let error): return report(output ?? "-", "cannot create: \(error)", .cannotCreate)
+            case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
             case .temporaryFile(let error, let folder):
                 return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
             case .write(let error):
                 // A reader that closes stdout early ends the run quietly, as other filters do.
-                if error.isBrokenPipe, case .descriptor = destination { return .success }
-                return report(output ?? "-", "\(error)", .ioError)
+                if error.isBrokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }
+                return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(error)", .ioError)  // `-` names stdin
             }
         }
     }

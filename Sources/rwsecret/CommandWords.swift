@@ -45,6 +45,7 @@ enum CommandWords {
         while let word = iterator.next() {
             if word.hasPrefix("-") && word != "-" {
                 if valueOptions.contains(word) { _ = iterator.next() }
+                if command == RWSecret.self, let misplaced = misplacedOption(word, in: Array(words)) { return misplaced }
                 continue
             }
             let subcommands = command.configuration.subcommands
@@ -72,6 +73,53 @@ enum CommandWords {
                                   + RWSecret.helpMessage(for: command))
         }
         return nil
+    }
+
+    /// The options every command takes before or after its name.
+    static let globalOptions = ["--store", "--vault", "--verbose", "--quiet"]
+
+    /// An option of a subcommand given before the subcommand's name (`rwsecret --jobs 2
+    /// decrypt`), or an unknown one there: the parser would take its value for a command
+    /// ("unknown command '2'") or suggest an unrelated global option.
+    static func misplacedOption(_ word: String, in words: [String]) -> CommandFailure? {
+        let name = word.firstIndex(of: "=").map { String(word[..<$0]) } ?? word
+        if globalOptions.contains(name) { return nil }
+        let owners = leafCommands().filter { accepts($0, name) }
+        guard let owner = owners.first(where: { path in words.contains(path.last!) }) ?? owners.first else {
+            var message = "unknown option '\(Output.escaped(name))'"
+            if let guess = suggestion(for: name, among: globalOptions) { message += "; did you mean '\(guess)'?" }
+            return CommandFailure(.usage, message + "\n  See 'rwsecret --help'.")
+        }
+        let ownerNames = owners.map { "`\($0.joined(separator: " "))`" }
+        let listed = ownerNames.count == 1 ? ownerNames[0] : ownerNames.dropLast().joined(separator: ", ") + " and " + ownerNames.last!
+        var example = ["rwsecret"] + owner + [Output.escaped(word)]
+        if !word.contains("="), takesValue(owner, name), let index = words.firstIndex(of: word), index + 1 < words.count {
+            example.append(Output.escaped(words[index + 1]))
+        }
+        return CommandFailure(.usage, "`\(Output.escaped(name))` is an option of \(listed): `\(example.joined(separator: " ")) …`")
+    }
+
+    /// Every command path that runs something (`["decrypt"]`, `["password", "add"]`, …).
+    static func leafCommands(of command: ParsableCommand.Type = RWSecret.self, path: [String] = []) -> [[String]] {
+        let subcommands = command.configuration.subcommands
+        if subcommands.isEmpty { return path.isEmpty ? [] : [path] }
+        return subcommands.flatMap { leafCommands(of: $0, path: path + [$0._commandName]) }
+    }
+
+    /// Whether the command at `path` has the option `name`: the parser, asked, does not call it unknown.
+    /// (A missing positional argument is reported first: asked again with two of them given.)
+    private static func accepts(_ path: [String], _ name: String) -> Bool {
+        var message = parserMessage(path + [name]).lowercased()
+        if message.contains("missing expected argument") { message = parserMessage(path + ["x", "y", name]).lowercased() }
+        return !message.contains("unknown option") && !message.contains("missing expected argument")
+    }
+
+    private static func takesValue(_ path: [String], _ name: String) -> Bool {
+        parserMessage(path + [name]).lowercased().contains("missing value")
+    }
+
+    private static func parserMessage(_ arguments: [String]) -> String {
+        do { _ = try RWSecret.parseAsRoot(arguments); return "" } catch { return RWSecret.message(for: error) }
     }
 
     /// The closest of `names` to `word`: within two edits (a swap of neighbours is one),

@@ -13,7 +13,8 @@ extension RWSecret {
                 Tries the stored passwords, then the passwords given for this run \
                 (--password-file, --ask-password, $RWSECRET_PASSWORD), until one opens each \
                 message; the password that opened the last message goes first. Blank lines and \
-                lines starting with # are skipped.
+                lines starting with # are skipped. A line over 1 MiB is "line too long": a message \
+                that large is made with encrypt --binary and read with --binary.
 
                 Output: each plaintext as it is, then a newline, on stdout, in input order, as \
                 soon as it and everything before it are done. A message that fails writes no \
@@ -60,7 +61,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Also open age messages with the identities of this file (AGE-SECRET-KEY-1… lines; repeatable).", valueName: "file"), completion: .file())
         var identity: [String] = []
 
-        @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with (default 10,000).", valueName: "n"))
+        @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with.", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
         @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable). $RWSECRET_PASSWORD, when set, is one more.", valueName: "file"), completion: .file())
@@ -75,7 +76,8 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Also try the passwords (lines as in --password-file) a parent process writes into this inherited file descriptor (repeatable).", valueName: "n"))
         var passwordFd: [Int32] = []
 
-        @Option(help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
+        // Unconditional: `--jobs -1` is a (bad) number, not a missing value.
+        @Option(parsing: .unconditional, help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
 
         @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")
@@ -146,6 +148,7 @@ extension RWSecret {
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
             if !inBand && !idColumn { session.otherKinds = { input, index in try kinds.records(of: input, index: index) } }
+            session.emptyChainStatus = noStore ? .failure : .unavailable
             let status = binary
                 ? try BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)

@@ -19,6 +19,8 @@ final class DecryptSession: @unchecked Sendable {
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
     var otherKinds: ((InputFile, _ index: Int) throws -> [KindRecord]?)?
+    /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
+    var emptyChainStatus = ExitStatus.failure
 
     init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
@@ -142,8 +144,13 @@ final class DecryptSession: @unchecked Sendable {
             }
             guard let head else {
                 if message.header.isPasswordBased, let hint = emptyChainHint {
+                    // SPEC "Nothing to try": what came before is written, then one line, and the run
+                    // stops (never one `tried 0` line per message).
                     emptyChainHint = nil
-                    pipeline.synchronized { writer.runLine(hint()) }
+                    pipeline.drain()
+                    pipeline.synchronized { writer.finish(); writer.runLine(hint()) }
+                    Output.standardOutput.flush()
+                    throw CommandFailure.silent(emptyChainStatus)
                 }
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue

@@ -175,7 +175,7 @@ struct LineSource {
         case .text(let text): bytes = text
         case .tooLong(let prefix):
             let id = idColumn ? prefix.firstIndex(of: Self.tab).map { Array(prefix[..<$0]) } : nil
-            return Row(line: number, id: id, content: .failure(.message(.lineTooLong), hint: nil))
+            return Row(line: number, id: id, content: .failure(.message(.lineTooLong), hint: .lineTooLong))
         }
         let whole = Self.trim(bytes[...])
         if whole.isEmpty || whole.first == UInt8(ascii: "#") { return Row(line: number, id: nil, content: .skipped) }
@@ -408,6 +408,8 @@ enum FormatHint: Hashable {
     case openSSL
     /// The RNCryptor v4 draft: `RNC`, then version 4.
     case rncryptorV4
+    /// A line over the line limit: the limit, and what to do.
+    case lineTooLong
 
     init?(_ error: RNCryptorError) {
         switch error {
@@ -422,6 +424,7 @@ enum FormatHint: Hashable {
         switch self {
         case .openSSL: "it starts with \"Salted__\": OpenSSL enc made it, not RNCryptor (open it with openssl enc -d)"
         case .rncryptorV4: "it starts with \"RNC\" and version 4: the RNCryptor v4 draft, which rwsecret does not read"
+        case .lineTooLong: "a line over 1 MiB (1,048,576 bytes)"
         }
     }
 
@@ -430,6 +433,7 @@ enum FormatHint: Hashable {
         switch self {
         case .openSSL: "hint: messages starting with \"Salted__\" were made by OpenSSL enc, not RNCryptor (open them with openssl enc -d)"
         case .rncryptorV4: "hint: messages starting with \"RNC\" and version 4 use the RNCryptor v4 draft, which rwsecret does not read"
+        case .lineTooLong: "hint: a line over 1 MiB (1,048,576 bytes) is not read as a message; a message that large is made with `encrypt --binary` and opened with `decrypt --binary`"
         }
     }
 }

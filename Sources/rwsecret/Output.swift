@@ -57,7 +57,11 @@ final class Output: @unchecked Sendable {
         }
     }
 
-    /// `name` with control characters escaped (`\n`, `\t`, `\x1b`, …) and
+    /// Set where stdout is written without `standardOutput` (`--binary`) and its reader went away.
+    nonisolated(unsafe) static var stdoutReaderGone = false
+
+    /// `name` with control characters escaped (`\n`, `\t`, `\x1b`, …), bidirectional-override
+    /// and zero-width characters too (`\x{202e}`), and
     /// invalid UTF-8 shown as `\xNN`, so that a file name or label can never
     /// forge an output line or drive the terminal.
     static func escaped(_ name: String) -> String {
@@ -67,7 +71,10 @@ final class Output: @unchecked Sendable {
             case 0x0A: out += "\\n"
             case 0x0D: out += "\\r"
             case 0x09: out += "\\t"
-            case 0x00..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029:
+            // Controls, line separators, and the invisible characters that reorder or hide
+            // text (bidirectional embeddings, overrides and isolates, zero-width characters).
+            case 0x00..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029,
+                 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF:
                 out += "\\x" + (scalar.value < 0x100 ? hex2(scalar.value) : "{" + String(scalar.value, radix: 16) + "}")
             default: out.unicodeScalars.append(scalar)
             }

@@ -19,14 +19,14 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Argument(help: ArgumentHelp("The label (1–64 characters, no control characters).", valueName: "label"))
+        @Argument(help: ArgumentHelp("The label (1-64 characters, no control characters).", valueName: "label"))
         var label: String?
 
         // Unconditional: `--min-length -3` is a (bad) number, not a missing value.
         @Option(name: .customLong("min-length"), parsing: .unconditional, help: ArgumentHelp("Require at least N characters.", valueName: "n"))
         var minLength: Int?
 
-        @Option(help: ArgumentHelp("Require only these characters: alpha (a–z A–Z), numeric (0–9) or alphanumeric (given at most once).", valueName: "class"),
+        @Option(help: ArgumentHelp("Require only these characters: alpha (a-z A-Z), numeric (0-9) or alphanumeric (given at most once).", valueName: "class"),
                 completion: .list(CharacterClassValidator.Requirement.allCases.map(\.rawValue)))
         var require: CharacterClassValidator.Requirement?
 
@@ -54,20 +54,39 @@ extension RWSecret.Password {
                     CompositeValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
                 }
                 if !global.quiet {
-                    Output.standardError.line("rwsecret: stored password '\(used)' (\(store.kind.rawValue) store)")
+                    Output.standardError.line("rwsecret: stored password '\(Output.escaped(used))' (\(store.kind.rawValue) store)")
                 }
             } catch {
-                throw CommandFailure(error)
+                throw CommandFailure(Self.namingTheLabel(error, of: secret, in: store))
             }
         }
 
-        /// On a terminal: asked twice without echo, and both must match. Otherwise one line of stdin.
+        /// "Already stored" says under which label: whoever typed the secret may see where it is.
+        private static func namingTheLabel(_ error: StoreError, of secret: SecretBytes, in store: any PasswordStore) -> StoreError {
+            guard case .passwordRejected(let label, let failures) = error,
+                  failures.contains(where: { $0.domain == NotAlreadyStoredValidator.domain }),
+                  let stored = try? store.passwords(),
+                  let match = stored.first(where: { $0.secret.isEqual(to: secret) }) else { return error }
+            return .passwordRejected(label: label, failures.map { failure in
+                guard failure.domain == NotAlreadyStoredValidator.domain else { return failure }
+                return ValidationFailure(domain: failure.domain, code: failure.code,
+                                         description: "this password is already stored, labelled '\(Output.escaped(match.label))'",
+                                         reason: failure.failureReason)
+            })
+        }
+
+        /// On a terminal: asked twice without echo, and both must match; a mismatch asks again,
+        /// three tries in all (as for a new vault passphrase). Otherwise one line of stdin.
         private func readPassword() throws -> SecretBytes {
             guard Terminal.isInteractive else { return try Terminal.readOnlyStandardInputLine() }
-            let first = try Terminal.readSecret(prompt: "Password to store: ")
-            let second = try Terminal.readSecret(prompt: "Again: ")
-            guard first.isEqual(to: second) else { throw CommandFailure(.dataError, "the two passwords differ; nothing was stored") }
-            return first
+            var note = ""
+            for _ in 0..<3 {
+                let first = try Terminal.readSecret(prompt: note + "Password to store: ")
+                let second = try Terminal.readSecret(prompt: "Again: ")
+                if first.isEqual(to: second) { return first }
+                note = "rwsecret: the two passwords differ; try again.\n"
+            }
+            throw CommandFailure(.dataError, "the two passwords differed three times; nothing was stored")
         }
 
         /// Prints every failure as its own line and stops with 65.

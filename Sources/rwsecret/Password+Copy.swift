@@ -8,7 +8,7 @@ extension RWSecret.Password {
     struct Copy: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "copy",
-            abstract: "Copy passwords into the other store (vault ↔ keyring); all labels when none are given.",
+            abstract: "Copy passwords into the other store (vault to keyring, or keyring to vault); all labels when none are given.",
             discussion: """
                 The source is the other store: --to keyring copies from the vault (--vault or \
                 RWSECRET_VAULT say which), --to file copies from the keyring into the vault (the \
@@ -21,7 +21,7 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Option(help: ArgumentHelp("The store to copy into.", valueName: "store"))
+        @Option(help: ArgumentHelp("The store to copy into.", valueName: "store"), completion: .list(["keyring", "file"]))
         var to: StoreKind
 
         @Argument(help: ArgumentHelp("The labels to copy (default: all).", valueName: "label"))
@@ -62,7 +62,7 @@ extension RWSecret.Password {
             try destination.open()
             let copied = try destination.add(chosen.map { PasswordToAdd(label: $0.label, secret: $0.secret) })
             if !global.quiet {
-                let names = copied.map { "'\($0)'" }.joined(separator: ", ")
+                let names = copied.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
                 Output.standardError.line("rwsecret: copied \(copied.count) password\(copied.count == 1 ? "" : "s") to the \(destination.kind.rawValue) store: \(names)")
             }
         }

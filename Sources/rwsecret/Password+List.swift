@@ -12,7 +12,7 @@ extension RWSecret.Password {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var group: RWSecret.Password
 
-        @Flag(help: "Write [{\"label\":…,\"position\":1}, …] instead of one label per line.")
+        @Flag(help: "Write [{\"label\":...,\"position\":1}, ...] instead of one label per line.")
         var json = false
 
         func run() throws {
@@ -27,7 +27,7 @@ extension RWSecret.Password {
                 let items = labels.enumerated().map { JSON.object([("label", .string($1)), ("position", .int($0 + 1))]) }
                 Output.standardOutput.line("[" + items.joined(separator: ",") + "]")
             } else {
-                for label in labels { Output.standardOutput.line(label) }
+                for label in labels { Output.standardOutput.line(Output.escaped(label)) }
             }
         }
     }

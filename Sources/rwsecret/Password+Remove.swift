@@ -26,7 +26,7 @@ extension RWSecret.Password {
                 let store = try global.openStore()
                 try store.remove(labels: labels)
                 if !global.quiet {
-                    let names = labels.map { "'\($0)'" }.joined(separator: ", ")
+                    let names = labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
                     Output.standardError.line("rwsecret: removed \(names)")
                 }
             } catch let error as StoreError {

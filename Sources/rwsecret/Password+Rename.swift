@@ -15,7 +15,7 @@ extension RWSecret.Password {
         @Argument(help: ArgumentHelp("The label now.", valueName: "old"))
         var old: String
 
-        @Argument(help: ArgumentHelp("The new label (1–64 characters, no control characters).", valueName: "new"))
+        @Argument(help: ArgumentHelp("The new label (1-64 characters, no control characters).", valueName: "new"))
         var new: String
 
         func run() throws {
@@ -27,7 +27,7 @@ extension RWSecret.Password {
                 let store = try global.openStore()
                 try store.rename(old, to: new)
                 if !global.quiet {
-                    Output.standardError.line("rwsecret: renamed '\(old)' to '\(new)' (\(store.kind.rawValue) store)")
+                    Output.standardError.line("rwsecret: renamed '\(Output.escaped(old))' to '\(Output.escaped(new))' (\(store.kind.rawValue) store)")
                 }
             } catch let error as StoreError {
                 throw CommandFailure(error)

@@ -30,9 +30,17 @@ enum ProcessHardening {
     /// running (OpenSSL's one-time set-up thread, a pipeline worker after an
     /// early EPIPE): `exit()` tearing down state under a thread still using it
     /// crashed about 1 run in 100–5,000. `_exit` ends every thread at once.
+    ///
+    /// When the reader closed stdout before everything was written (`rwsecret decrypt m |
+    /// head -1`), the process ends as `git log | head` and `cat` do: killed by SIGPIPE
+    /// (status 141 in a shell), quietly, so that `set -o pipefail` sees that output was lost.
     static func exit(_ status: Int32) -> Never {
         Output.standardOutput.flush()
         fflush(nil)
+        if Output.standardOutput.brokenPipe || Output.stdoutReaderGone {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+        }
         _exit(status)
     }
 }

@@ -73,7 +73,7 @@ final class RecordWriter {
                 errorLine("\(Output.escaped(place.source)):\(place.line): \(failure)")
             }
         }
-        progress?.update(done: counts.decrypted + counts.failed)
+        progress?.update(done: counts.decrypted + counts.failed, line: place.line)
         checkStandardOutput()
     }
 
@@ -115,7 +115,11 @@ final class RecordWriter {
     func runLine(_ text: String) { errorLine(text) }
 
     /// Clears the progress line at the end of the run.
-    func finish() { progress?.clear() }
+    func finish() {
+        // The whole input is done now (lines after the last message included): said, then erased.
+        if stopped == nil { progress?.update(done: counts.decrypted + counts.failed) }
+        progress?.clear()
+    }
 
     /// Says once per input that its messages look like another format.
     private func give(_ hint: FormatHint, for place: Place) {

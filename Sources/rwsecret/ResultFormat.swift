@@ -1,4 +1,7 @@
 import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How one row's outcome is written on stdout: one type per output format.
 ///
@@ -17,13 +20,23 @@ protocol ResultFormat {
 /// Plaintexts, one per line (`ID<TAB>` first with `--id-column`); failures on stderr.
 struct TextFormat: ResultFormat {
     let idColumn: Bool
+    /// On a terminal, control characters of a plaintext (but TAB and LF) are shown escaped
+    /// (`\x1b`), as less and git do, so that a message cannot drive the terminal (SPEC "Output").
+    var escapesControls = isatty(STDOUT_FILENO) == 1
 
     func decrypted(_ place: RecordWriter.Place, _ plaintext: [UInt8], openedBy: Opener) {
         if idColumn {
-            Output.standardOutput.write(bytes: place.id ?? [])
+            Output.standardOutput.write(bytes: escapesControls ? TerminalText.escaped(place.id ?? []) : place.id ?? [])
             Output.standardOutput.write("\t")
         }
-        Output.standardOutput.write(bytes: plaintext)
+        if escapesControls, TerminalText.needsEscaping(plaintext) {
+            var shown = TerminalText.escaped(plaintext)
+            defer { Crypto.cleanse(&shown) }
+            Output.standardOutput.write(bytes: shown)
+            TerminalText.sayOnce()
+        } else {
+            Output.standardOutput.write(bytes: plaintext)
+        }
         if !place.wholeFile { Output.standardOutput.write("\n") }
     }
 
@@ -76,5 +89,55 @@ struct JSONFormat: ResultFormat {
             }
         }
         return members
+    }
+}
+
+/// Plaintext bytes for a terminal: C0 controls but TAB and LF, DEL, and C1 controls
+/// (UTF-8 `C2 80`–`C2 9F`) as `\xNN`.
+enum TerminalText {
+    static func needsEscaping(_ bytes: [UInt8]) -> Bool {
+        for (index, byte) in bytes.enumerated() where isControl(bytes, index) || byte == 0xC2 && isC1(bytes, index) { return true }
+        return false
+    }
+
+    static func escaped(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var index = 0
+        while index < bytes.count {
+            if isControl(bytes, index) {
+                out += hex(bytes[index])
+            } else if bytes[index] == 0xC2, isC1(bytes, index) {
+                out += hex(bytes[index + 1])
+                index += 1
+            } else {
+                out.append(bytes[index])
+            }
+            index += 1
+        }
+        return out
+    }
+
+    private static func isControl(_ bytes: [UInt8], _ index: Int) -> Bool {
+        let byte = bytes[index]
+        return (byte < 0x20 && byte != 0x09 && byte != 0x0A) || byte == 0x7F
+    }
+
+    private static func isC1(_ bytes: [UInt8], _ index: Int) -> Bool {
+        index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1])
+    }
+
+    private static func hex(_ byte: UInt8) -> [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        return [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+    }
+
+    /// Said once per run, on stderr, the first time a plaintext is shown escaped.
+    nonisolated(unsafe) private static var said = false
+    static func sayOnce() {
+        guard !said else { return }
+        said = true
+        Output.standardOutput.flush()
+        Output.standardError.line("rwsecret: note: control characters in plaintexts are shown escaped (\\x1b) because stdout is a terminal; redirect stdout for the exact bytes")
     }
 }

@@ -8,9 +8,11 @@ extension RWSecret {
     /// `rwsecret status [--json]`: which store, where, why, how many passwords, locked or
     /// not, and for the vault whether its passphrase is held in the session keyring.
     ///
-    /// A locked keyring, or a vault that cannot be opened, is reported
-    /// (`locked: yes`, `passwords: unknown`) with exit 0; 69 only when the store
-    /// cannot be reached at all.
+    /// A locked keyring, or a vault whose passphrase cannot be asked, is reported
+    /// (`locked: yes`, `passwords: unknown`) with exit 0; a vault that is a folder, damaged
+    /// or behind a wrong passphrase is a `problem:` line (`"problem"` in JSON) and exits
+    /// with its status (69, or 74); 69 too when the store cannot be reached at all. A vault
+    /// that does not exist yet says so (`vault: none yet at PATH`, `"vault_exists": false`).
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
@@ -19,7 +21,10 @@ extension RWSecret {
                 For the vault, also whether `rwsecret vault unlock` keeps its passphrase in \
                 the session keyring, and until when. --json writes one object with the keys \
                 store, location, reason, passwords (null when unknown), locked, and for the \
-                vault passphrase_cached and passphrase_cached_until.
+                vault vault_exists, passphrase_cached and passphrase_cached_until, and problem \
+                (null, or what is wrong). A vault that does not exist yet says "vault: none yet \
+                at PATH"; a vault that is a folder, damaged or behind a wrong passphrase adds a \
+                "problem:" line and exits 69 (74 for an I/O error); a locked store exits 0.
                 """
         )
 
@@ -41,6 +46,11 @@ extension RWSecret {
             }
             var count: Int?
             var note: String?
+            // A problem (not a state): the vault is a folder, damaged, behind a wrong passphrase…
+            // reported in the output and by the exit status.
+            var problem: StoreError?
+            // A vault that does not exist yet is not an empty one: the first `password add` makes it.
+            let vaultExists = store.kind == .file ? Self.exists(store.location) : nil
             do {
                 try store.open()
                 count = try store.labels().count
@@ -49,6 +59,7 @@ extension RWSecret {
                 guard error.exitStatus == .unavailable, store.isLocked || store.kind == .file || error.isLocked else {
                     throw CommandFailure(error)
                 }
+                if !error.isLockedState { problem = error }
                 note = error.words
             }
             var cache: (held: Bool, until: Int64?)?
@@ -67,6 +78,8 @@ extension RWSecret {
                     ("reason", JSON.string(choice.reason)), ("passwords", count.map(String.init) ?? "null"),
                     ("locked", count == nil ? "true" : "false"),
                 ]
+                if let vaultExists { members.append(("vault_exists", vaultExists ? "true" : "false")) }
+                members.append(("problem", problem.map { JSON.string($0.words) } ?? "null"))
                 if store.kind == .file {
                     members.append(("passphrase_cached", cache.map { $0.held ? "true" : "false" } ?? "null"))
                     members.append(("passphrase_cached_until", cache?.until.map { JSON.string(VaultTime.iso8601($0)) } ?? "null"))
@@ -82,8 +95,31 @@ extension RWSecret {
                     let value = cache.map { $0.held ? "until \($0.until.map(VaultTime.iso8601) ?? "?")" : "no" } ?? "unknown"
                     out.line("passphrase cached: \(value)")
                 }
+                if vaultExists == false { out.line("vault: none yet at \(Output.escaped(store.location)) (the first `rwsecret password add` creates it)") }
+            }
+            if let problem {
+                if !json { out.line("problem: \(problem.words)") }
+                out.flush()
+                throw CommandFailure(problem)
             }
             if let note, !global.quiet { Output.standardError.line("rwsecret: \(note)") }
+        }
+
+        /// Whether anything is at `path` (a link or a folder counts: it is a problem, reported as such).
+        static func exists(_ path: String) -> Bool {
+            var info = stat()
+            return lstat(path, &info) == 0 || errno != ENOENT
+        }
+    }
+}
+
+extension StoreError {
+    /// A store that is merely locked (a locked keyring, a vault whose passphrase cannot be
+    /// asked here): a state that `status` reports with exit 0, not a problem.
+    var isLockedState: Bool {
+        switch self {
+        case .locked, .noPassphrase: true
+        default: false
         }
     }
 }

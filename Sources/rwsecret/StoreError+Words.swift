@@ -26,7 +26,17 @@ extension StoreError {
         case .passphraseRejected(let failures):
             return failures.map { "vault passphrase: \($0.words)" }.joined(separator: "\nrwsecret: ")
         case .passwordRejected(let label, let failures):
-            return failures.map { (label.map { "'\($0)': " } ?? "") + $0.words }.joined(separator: "\nrwsecret: ")
+            return failures.map { (label.map { "'\(Output.escaped($0))': " } ?? "") + $0.words }.joined(separator: "\nrwsecret: ")
+        // Labels are named, escaped (a label can hold characters that reorder or hide text).
+        case .invalidLabel(let label, let reason):
+            return "bad label '\(Output.escaped(label))': \(reason)"
+        case .labelExists(let label):
+            return "a password labelled '\(Output.escaped(label))' already exists"
+        case .labelsExist(let labels):
+            return (labels.count == 1 ? "a password labelled " : "passwords labelled ")
+                + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ") + (labels.count == 1 ? " already exists" : " already exist")
+        case .unknownLabels(let labels):
+            return "no password labelled " + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
         case .wrongPassphrase:
             return "\(description); give the right one in RWSECRET_VAULT_PASSPHRASE or at the prompt"
         case .noPassphrase(let path, _):

@@ -44,6 +44,10 @@ enum Terminal {
         // Ctrl-C (or a TERM/HUP/QUIT) at the prompt must not leave the terminal without echo.
         let previous = installRestoringHandlers(tty: tty, saved: saved)
         defer { restoreHandlers(previous) }
+        // Ctrl-Z at the prompt gives the shell its terminal back with echo on; `fg` turns echo
+        // off again and prints the prompt's last line again, as ssh and gpg do.
+        let previousStop = installSuspendHandler(silent: silent, prompt: prompt)
+        defer { restoreSuspendHandler(previousStop) }
         // Echo off first (dropping typeahead), then the prompt: an answer typed as soon
         // as the prompt shows is never discarded. Restored without discarding anything.
         tcsetattr(tty, TCSAFLUSH, &silent)
@@ -57,6 +61,20 @@ enum Terminal {
         let secret = try readSecret(prompt: "Password: ")
         try RunPasswords.check(secret, name: "prompt")
         return secret
+    }
+
+    /// `encrypt --ask-password`: asked twice, as `password add`, gpg -c and age -p do (a typo
+    /// would make the message impossible to open); a mismatch asks again, three tries in all.
+    static func readNewRunPassword() throws -> SecretBytes {
+        var note = ""
+        for _ in 0..<3 {
+            let first = try readSecret(prompt: note + "Password: ")
+            try RunPasswords.check(first, name: "prompt")
+            let second = try readSecret(prompt: "Again: ")
+            if first.isEqual(to: second) { return first }
+            note = "rwsecret: the two passwords differ; try again.\n"
+        }
+        throw CommandFailure(.dataError, "the two passwords differed three times; nothing was encrypted")
     }
 }
 
@@ -78,7 +96,58 @@ private func restoreTerminalAndDie(_ signal: Int32) {
     raise(signal)
 }
 
+/// What the SIGTSTP handler puts back after `fg`: the settings without echo, and the prompt's last line.
+nonisolated(unsafe) private let silentSettings: UnsafeMutablePointer<termios> = {
+    let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    pointer.initialize(to: termios())
+    return pointer
+}()
+nonisolated(unsafe) private var reprompt: UnsafeMutablePointer<CChar>?
+
+/// Ctrl-Z at a prompt: the terminal's own settings back, stop; once continued, echo off
+/// again and the prompt again (only async-signal-safe calls).
+private func suspendAtPrompt(_ signal: Int32) {
+    let savedErrno = errno
+    if restoreFD >= 0 { tcsetattr(restoreFD, TCSANOW, restoreSettings) }
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = SIG_DFL
+    sigemptyset(&action.sa_mask)
+    var ours = sigaction()
+    sigaction(SIGTSTP, &action, &ours)
+    var unblock = sigset_t()
+    sigemptyset(&unblock)
+    sigaddset(&unblock, SIGTSTP)
+    sigprocmask(SIG_UNBLOCK, &unblock, nil)
+    raise(SIGTSTP)  // stops here until SIGCONT
+    sigaction(SIGTSTP, &ours, nil)
+    if restoreFD >= 0 {
+        tcsetattr(restoreFD, TCSANOW, silentSettings)
+        if let reprompt { _ = Glibc.write(restoreFD, reprompt, strlen(reprompt)) }
+    }
+    errno = savedErrno
+}
+
 extension Terminal {
+    fileprivate static func installSuspendHandler(silent: termios, prompt: String) -> sigaction {
+        silentSettings.pointee = silent
+        let lastLine = prompt.split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init) ?? prompt
+        reprompt = strdup("\n" + lastLine)
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = suspendAtPrompt
+        sigemptyset(&action.sa_mask)
+        var old = sigaction()
+        sigaction(SIGTSTP, &action, &old)
+        return old
+    }
+
+    fileprivate static func restoreSuspendHandler(_ previous: sigaction) {
+        var previous = previous
+        sigaction(SIGTSTP, &previous, nil)
+        let text = reprompt
+        reprompt = nil
+        free(text)
+    }
+
     fileprivate static func installRestoringHandlers(tty: Int32, saved: termios) -> [sigaction] {
         restoreFD = tty
         restoreSettings.pointee = saved
@@ -115,14 +184,14 @@ extension Terminal {
     /// `readStandardInputLine`, and stdin must end after that line: a second line is
     /// bad data (65). Chosen over ignoring it: a file of several passwords piped in by
     /// mistake would otherwise store its first line and silently drop the rest.
-    static func readOnlyStandardInputLine() throws -> SecretBytes {
+    static func readOnlyStandardInputLine(
+        refusal: String = "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)"
+    ) throws -> SecretBytes {
         let line = readLine(from: STDIN_FILENO)
         var byte: UInt8 = 0
         let n = (try? retryingOnInterrupt { Glibc.read(STDIN_FILENO, &byte, 1) }) ?? -1
         byte = 0
-        if n > 0 {
-            throw CommandFailure(.dataError, "stdin holds more than one line; password add stores one password, given alone on one line (nothing was stored)")
-        }
+        if n > 0 { throw CommandFailure(.dataError, refusal) }
         return line
     }
 

@@ -28,12 +28,19 @@ extension RWSecret.Vault {
             do {
                 guard vault.exists else { throw StoreError.noVault(path: vault.path) }
                 // The current passphrase first: nobody types a new one for a vault they cannot open.
+                passphrase.openPrompt = "Current vault passphrase: "
                 try vault.open()
+                let current = passphrase.lastGiven?.passphrase
                 let new: SecretBytes
                 if Terminal.isInteractive {
-                    new = try passphrase.askNew(intro: VaultPassphrase.rules, prompt: "New vault passphrase: ")
+                    new = try passphrase.askNew(intro: VaultPassphrase.rules, prompt: "New vault passphrase: ", current: current)
                 } else {
-                    new = Terminal.readStandardInputLine()
+                    // One line, alone: a second line would be quietly dropped, or be the passphrase meant.
+                    new = try Terminal.readOnlyStandardInputLine(
+                        refusal: "stdin holds more than one line; give the new vault passphrase alone on one line (nothing was changed)")
+                    if let current, new.isEqual(to: current) {
+                        throw CommandFailure(.dataError, "the new vault passphrase is the current one; choose a new one (nothing was changed)")
+                    }
                 }
                 try vault.changePassphrase(to: new)
                 // What `vault unlock` holds would be wrong now: hold the new one instead, until the same time.

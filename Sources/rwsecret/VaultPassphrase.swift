@@ -19,6 +19,8 @@ final class VaultPassphrase {
     let usesSessionKeyring: Bool
     /// The last passphrase given, and where it came from: after a successful open it is the right one.
     private(set) var lastGiven: (passphrase: SecretBytes, source: Source)?
+    /// The prompt for the passphrase that opens the vault (`vault passphrase` asks for the current one).
+    var openPrompt = "Vault passphrase: "
 
     init(vaultPath: String, usesSessionKeyring: Bool = true) {
         self.vaultPath = vaultPath
@@ -51,7 +53,7 @@ final class VaultPassphrase {
             } else if attempt > 1, lastGiven?.source == .sessionKeyring {
                 note = "rwsecret: the passphrase kept by `rwsecret vault unlock` does not open the vault (was it changed?)\n"
             }
-            let prompt = note + "Vault passphrase: "
+            let prompt = note + openPrompt
             return given(try ask(prompt), .terminal)
         case .create:
             if let value = Self.environmentPassphrase() { return given(value, .environment) }
@@ -70,12 +72,14 @@ final class VaultPassphrase {
 
     /// A new passphrase on the terminal: `intro`, then asked, checked at once, confirmed;
     /// asked again after a rejection or a mismatch, three tries in all.
-    func askNew(intro: String, prompt: String) throws(StoreError) -> SecretBytes {
+    /// A passphrase equal to `current` (`vault passphrase`) is refused as a rule it breaks.
+    func askNew(intro: String, prompt: String, current: SecretBytes? = nil) throws(StoreError) -> SecretBytes {
         var note = intro
         var lastFailures: [ValidationFailure] = []
         for _ in 0..<VaultPasswordStore.maximumPassphraseTries {
             let first = try ask(note + prompt)
             lastFailures = CompositeValidator.newVaultPassphrase.validate(first)
+            if let current, first.isEqual(to: current) { lastFailures.append(Self.unchanged) }
             if !lastFailures.isEmpty {
                 note = lastFailures.map { "rwsecret: vault passphrase: \($0.words)\n" }.joined() + "rwsecret: try again.\n"
                 continue
@@ -87,6 +91,9 @@ final class VaultPassphrase {
         }
         throw .passphraseRejected(lastFailures)
     }
+
+    static let unchanged = ValidationFailure(domain: "org.rwsecret.prompt", code: 2,
+                                             description: "it is the current passphrase", reason: "choose a new one")
 
     static let mismatch = ValidationFailure(domain: "org.rwsecret.prompt", code: 1,
                                             description: "the two passphrases differ", reason: "type the same passphrase twice")

@@ -176,7 +176,7 @@ struct BinaryAndEncryptTests {
     /// installs one (scripts/pypi-python.sh, in a venv under .build/peers) and names it in
     /// RWSECRET_PYPI_PYTHON (`PeerPython`); else python3 with the package. Elsewhere skipped, saying so.
     @Test("encrypt output decrypts with the PyPI rncryptor package",
-          .enabled(if: PyPI.available, "needs python3 with the PyPI rncryptor package (make test installs it into .build/peers; or pip install rncryptor)"))
+          .enabled(if: PyPI.available, "needs python3 with the PyPI rncryptor package: run `make test` (it provides one), or `pip install rncryptor`"))
     func pypiDecryptsOurOutput() throws {
         let plaintexts = ["hello", "", "unicode ☃ 中文", String(repeating: "long ", count: 500)]
         let encrypted = try run(["encrypt"], stdin: Data(plaintexts.joined(separator: "\n").utf8), password: "pypi-pw ✓")

@@ -46,6 +46,8 @@ struct CompletionTests {
         #expect(try complete("rwsecret decrypt --store ") == ["auto", "file", "keyring"])
         #expect(try complete("rwsecret --store k") == ["keyring"])
         #expect(try complete("rwsecret password add --require ") == ["alpha", "alphanumeric", "numeric"])
+        // Issue 27 item 15: it listed files.
+        #expect(try complete("rwsecret password copy --to ") == ["file", "keyring"])
     }
 
     @Test("file arguments and file options complete file names")

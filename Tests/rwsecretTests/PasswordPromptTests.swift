@@ -60,7 +60,10 @@ struct PasswordPromptTests {
     @Test func twoDifferentAnswersStoreNothing() throws {
         var environment = RWSecretProcess.environment(home: home.url)
         environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
+        // A mismatch asks again, three tries in all (issue 27 item 13).
         let (status, screen) = try converse(["password", "add", "work"], environment: environment, answers: [
+            ("Password to store: ", "first-answer"), ("Again: ", "second-answer"),
+            ("Password to store: ", "first-answer"), ("Again: ", "second-answer"),
             ("Password to store: ", "first-answer"), ("Again: ", "second-answer"),
         ])
         #expect(status == 65, "\(screen)")

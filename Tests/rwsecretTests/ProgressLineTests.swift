@@ -24,4 +24,33 @@ struct ProgressLineTests {
         #expect(ProgressLine.grouped(3025) == "3,025")
         #expect(ProgressLine.grouped(1_234_567) == "1,234,567")
     }
+
+    // Issue 27 item 8: progress counted bytes read ahead, jumped about, and froze on an idle stream.
+    @Test("work done: the handed-out bytes in the share of their lines that are done")
+    func workDone() {
+        #expect(ProgressLine.workDone(consumed: 1000, linesReturned: 10, doneLine: 5) == 500)
+        #expect(ProgressLine.workDone(consumed: 1000, linesReturned: 10, doneLine: 10) == 1000)
+        #expect(ProgressLine.workDone(consumed: 1000, linesReturned: 10, doneLine: nil) == 1000)
+        #expect(ProgressLine.workDone(consumed: 1000, linesReturned: 3, doneLine: 7) == 0, "a line of an earlier input")
+    }
+
+    @Test("the rate for the time left is smoothed: a burst or a stall moves it by a part only")
+    func smoothedRate() throws {
+        var rate = RateEstimate()
+        let first = rate.sample(elapsed: 1000, work: 1000)
+        let close = rate.sample(elapsed: 1200, work: 5000)
+        let steady = rate.sample(elapsed: 2000, work: 2000)
+        #expect(first == 1 && close == 1 && steady == 1, "samples closer than half a second are not taken")
+        let burst = rate.sample(elapsed: 2500, work: 10_000) ?? 0
+        #expect(burst > 1 && burst < 6, "\(burst)")
+        let stall = rate.sample(elapsed: 3000, work: 10_000) ?? 0
+        #expect(stall > 0.5 * burst && stall < burst, "\(stall)")
+    }
+
+    @Test("an idle input: the counts stay, the rate and time left give way to 'waiting for input'")
+    func waiting() {
+        #expect(ProgressLine.waiting("rwsecret: 3,025 messages, 41% of 12.0 MiB, 1,512/s, 7 s left")
+                == "rwsecret: 3,025 messages, 41% of 12.0 MiB, waiting for input")
+        #expect(ProgressLine.waiting("rwsecret: 3 messages, 0/s, 12 s") == "rwsecret: 3 messages, waiting for input")
+    }
 }

@@ -71,7 +71,7 @@ struct VaultPromptTests {
         environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
         #expect(try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment).status == 0)
         let (status, screen) = try PseudoTerminal.converse(["vault", "passphrase"], environment: self.environment, answers: [
-            ("Vault passphrase: ", "Vault-Passphrase-9"),
+            ("Current vault passphrase: ", "Vault-Passphrase-9"),
             ("New vault passphrase: ", "New-Passphrase-10"), ("Again: ", "New-Passphrase-10"),
         ])
         #expect(status == 0, "\(screen)")

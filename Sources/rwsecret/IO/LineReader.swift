@@ -24,6 +24,8 @@ struct LineReader {
     private var atEnd = false
     /// The 1-based number of the line returned last.
     private(set) var lineNumber = 0
+    /// Every byte read from the input so far (the progress line counts what was handed out).
+    private var bytesRead: Int64 = 0
 
     init(_ input: InputFile, maximumLength: Int = defaultMaximumLength) {
         self.input = input
@@ -41,6 +43,7 @@ struct LineReader {
             }
             if n == 0 { atEnd = true }
             end += n
+            bytesRead += Int64(n)
         }
         return buffer[0..<end]
     }
@@ -54,10 +57,13 @@ struct LineReader {
             if start == end {
                 if atEnd { break }
                 start = 0
+                ProgressLine.reading(true)
+                defer { ProgressLine.reading(false) }
                 let n = try buffer.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) throws -> Int in
                     try input.read(into: raw.baseAddress!, count: raw.count)
                 }
                 end = n
+                bytesRead += Int64(n)
                 if n == 0 { atEnd = true; break }
             }
             let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n"))
@@ -74,6 +80,7 @@ struct LineReader {
             if let newline {
                 start = newline + 1
                 lineNumber += 1
+                ProgressLine.lineRead(lineNumber, consumed: bytesRead - Int64(end - start))
                 return tooLong ? .tooLong(prefix: prefix) : .text(current)
             }
             start = end
@@ -81,6 +88,7 @@ struct LineReader {
         // End of input: a last line without LF still counts.
         if current.isEmpty && !tooLong { return nil }
         lineNumber += 1
+        ProgressLine.lineRead(lineNumber, consumed: bytesRead)
         return tooLong ? .tooLong(prefix: prefix) : .text(current)
     }
 }

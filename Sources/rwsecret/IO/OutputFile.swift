@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Where `encrypt --binary` writes: a private file (no name) in OUT's folder,
-/// renamed over OUT on `commit()` and gone otherwise; or stdout.
+/// renamed over OUT on `commit()` (with the permissions of the file it replaces) and
+/// gone otherwise; or stdout.
 ///
 /// OUT's folder is taken as given: no symbolic link is resolved here. An OUT
 /// that is a symbolic link or not a regular file (`/dev/null`, a FIFO) is
@@ -12,6 +13,8 @@ import Glibc
 final class OutputFile {
     private enum Target { case descriptor(Int32, owned: Bool), privateFile(PrivateFile, path: String) }
     private let target: Target
+    /// The permissions of the file OUT replaces, kept (a new OUT is private: 0600).
+    private var keptMode: mode_t?
 
     /// stdout.
     init() { target = .descriptor(STDOUT_FILENO, owned: false) }
@@ -21,6 +24,8 @@ final class OutputFile {
         switch try OutputPath.kind(of: path) {
         case .replaceable:
             target = .privateFile(try PrivateFile(in: folder(of: path), needsName: true), path: path)
+            var existing = stat()
+            if lstat(path, &existing) == 0 { keptMode = existing.st_mode & 0o7777 }
         case .directory:
             throw SystemError(code: EISDIR)
         case .plantedLink, .plantedFile:
@@ -47,6 +52,9 @@ final class OutputFile {
 
     /// Gives the private file OUT's name (not fsynced, as the spec says).
     func commit() throws(SystemError) {
-        if case .privateFile(let file, let path) = target { try file.link(as: path) }
+        if case .privateFile(let file, let path) = target {
+            if let keptMode { _ = fchmod(file.fd, keptMode) }
+            try file.link(as: path)
+        }
     }
 }

@@ -54,3 +54,16 @@ enum OutputPath {
         return sticky && worldWritable && link.st_uid != geteuid() && link.st_uid != parent.st_uid
     }
 }
+
+extension OutputPath {
+    /// Why OUT cannot be created, in words: ENOENT from a folder that exists (`-o /proc/version`:
+    /// procfs takes no new file) would read "No such file or directory" of a file that is there.
+    static func createFailure(_ path: String, _ error: SystemError) -> String {
+        var info = stat()
+        let parent = folder(of: path)
+        if error.code == ENOENT, stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            return "cannot create: the folder \(Output.escaped(parent)) does not take new files (\(error))"
+        }
+        return "cannot create: \(error)"
+    }
+}

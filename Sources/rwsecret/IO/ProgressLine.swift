@@ -1,3 +1,4 @@
+import Dispatch
 import RWSecretKit
 import Synchronization
 #if canImport(Glibc)
@@ -37,6 +38,18 @@ final class ProgressLine: Sendable {
         var totalBytes: Int64?
         var finishedBytes: Int64 = 0
         var currentInput: (fd: Int32, size: Int64)?
+        /// What the line reader of the current input has handed out: lines, and the bytes
+        /// through the end of the last one (not what it read ahead).
+        var linesReturned = 0
+        var consumed: Int64 = 0
+        /// The line reader is waiting in read() (since when, in ms of the run).
+        var readingSince: Int?
+        /// The smoothed rate of work (bytes, or messages, per ms), for the time left.
+        var rate = RateEstimate()
+        /// The text of the last update, and when it came (the idle notice is added to it).
+        var lastText = ""
+        var lastUpdate = 0
+        var saysWaiting = false
     }
 
     let unit: Unit
@@ -55,6 +68,60 @@ final class ProgressLine: Sendable {
         delay = Self.delayFromEnvironment()
         interval = delay == 0 ? 0 : 200
         Self.current.withLock { $0 = self }
+        startIdleWatch()
+    }
+
+    /// An input that sends nothing (an idle `tail -f`) would freeze the line at its last rate:
+    /// after a second of waiting in read() with no update, the line says "waiting for input".
+    private func startIdleWatch() {
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        timer.setEventHandler { [weak self] in self?.showIdle() }
+        timer.resume()
+        Self.idleTimer = timer  // kept for the life of the process (one line per run)
+    }
+
+    nonisolated(unsafe) private static var idleTimer: DispatchSourceTimer?
+
+    private func showIdle() {
+        let elapsed = Clock.millisecondsSince(started)
+        guard elapsed >= delay else { return }
+        state.withLock { state in
+            guard let since = state.readingSince, elapsed - since >= Self.idleAfter, elapsed - state.lastUpdate >= Self.idleAfter,
+                  !state.lastText.isEmpty, !state.saysWaiting, state.suspended == 0, !state.readsTerminalInput else { return }
+            state.saysWaiting = true
+            state.text = Self.fitted(Self.waiting(state.lastText))
+            state.visible = true
+            Self.writeToStderr("\r\u{1B}[K" + state.text)
+        }
+    }
+
+    /// How long a wait for input is before the line says so (ms).
+    static let idleAfter = 1000
+
+    /// The line while the input sends nothing: the counts stay, the rate and time left go.
+    static func waiting(_ text: String) -> String {
+        // Parts are joined by ", " (a number's own commas have no space after them).
+        let counts = text.split(separator: ", ").prefix { !$0.hasSuffix("/s") }.joined(separator: ", ")
+        return counts + ", waiting for input"
+    }
+
+    // MARK: - The line reader's part (called for every line; cheap when no line shows)
+
+    /// A line was handed out: `number` lines of the current input, `consumed` bytes through its end.
+    static func lineRead(_ number: Int, consumed: Int64) {
+        guard let line = current.withLock({ $0 }) else { return }
+        line.state.withLock { state in
+            state.linesReturned = number
+            state.consumed = consumed
+        }
+    }
+
+    /// The line reader starts (true) or stops (false) waiting for the input.
+    static func reading(_ waiting: Bool) {
+        guard let line = current.withLock({ $0 }) else { return }
+        let elapsed = Clock.millisecondsSince(line.started)
+        line.state.withLock { $0.readingSince = waiting ? elapsed : nil }
     }
 
     /// `RWSECRET_PROGRESS_DELAY`: seconds before the line first shows (default 1).
@@ -93,31 +160,51 @@ final class ProgressLine: Sendable {
                 close(previous.fd)
             }
             state.currentInput = copy >= 0 ? (copy, Int64(info.st_size)) : nil
+            state.linesReturned = 0
+            state.consumed = 0
             if terminal { state.readsTerminalInput = true }
         }
         if terminal { clear() }
     }
 
-    /// Messages done (and how much of the input is read, when `expectInputs` knew its size).
-    func update(done: Int) {
+    /// Messages done (and how much of the input they account for, when `expectInputs` knew its
+    /// size). `line`: the input line of the latest message done, when known. Work done is
+    /// counted, not bytes read ahead: the bytes the line reader has handed out, in the share
+    /// of its lines that are done.
+    func update(done: Int, line: Int? = nil) {
         let (bytes, total) = state.withLock { state -> (Int64?, Int64?) in
             guard let total = state.totalBytes else { return (nil, nil) }
             var position: Int64 = 0
-            if let input = state.currentInput { position = max(0, min(Int64(lseek(input.fd, 0, SEEK_CUR)), input.size)) }
+            if state.linesReturned > 0 {
+                position = Self.workDone(consumed: state.consumed, linesReturned: state.linesReturned, doneLine: line)
+            } else if let input = state.currentInput {
+                position = max(0, min(Int64(lseek(input.fd, 0, SEEK_CUR)), input.size))
+            }
             return (state.finishedBytes + position, total)
         }
         update(done: done, bytes: bytes, total: total)
     }
 
+    /// The bytes of the current input that the messages done account for: of the `consumed`
+    /// bytes of `linesReturned` lines, the share up to `doneLine` (0 when that line is of an
+    /// earlier input, counted in the finished inputs already).
+    static func workDone(consumed: Int64, linesReturned: Int, doneLine: Int?) -> Int64 {
+        guard let doneLine else { return consumed }
+        guard doneLine <= linesReturned, linesReturned > 0 else { return 0 }
+        return consumed * Int64(doneLine) / Int64(linesReturned)
+    }
+
     /// Messages done; `bytes` = input bytes read so far of `total` when the input's size is known.
     func update(done: Int, bytes: Int64?, total: Int64?) {
-        draw { elapsed in
+        draw { elapsed, rate in
             var text = "rwsecret: \(Self.grouped(done)) \(done == 1 ? "message" : "messages")"
             if let bytes, let total, total > 0 {
                 let fraction = min(1, Double(bytes) / Double(total))
                 text += ", \(Int(fraction * 100))% of \(Self.size(total))"
                 text += ", \(Self.grouped(Int(Double(done) * 1000 / Double(max(elapsed, 1)))))/s"
-                if fraction > 0 && fraction < 1 { text += ", \(Self.duration(Double(elapsed) * (1 - fraction) / fraction)) left" }
+                if fraction > 0 && fraction < 1, let perMs = rate.sample(elapsed: elapsed, work: Double(bytes)), perMs > 0 {
+                    text += ", \(Self.duration(Double(total - bytes) / perMs)) left"
+                }
             } else {
                 text += ", \(Self.grouped(Int(Double(done) * 1000 / Double(max(elapsed, 1)))))/s, \(Self.duration(Double(elapsed)))"
             }
@@ -127,13 +214,15 @@ final class ProgressLine: Sendable {
 
     /// Bytes done of `total` (nil when unknown), e.g. for `decrypt --binary`.
     func update(bytesDone: Int64, total: Int64?) {
-        draw { elapsed in
+        draw { elapsed, smoothed in
             let rate = Double(bytesDone) * 1000 / Double(max(elapsed, 1))
             var text = "rwsecret: \(Self.size(bytesDone))"
             if let total, total > 0 {
                 let fraction = min(1, Double(bytesDone) / Double(total))
                 text += " of \(Self.size(total)) (\(Int(fraction * 100))%), \(Self.size(Int64(rate)))/s"
-                if fraction > 0 && fraction < 1 { text += ", \(Self.duration(Double(elapsed) * (1 - fraction) / fraction)) left" }
+                if fraction > 0 && fraction < 1, let perMs = smoothed.sample(elapsed: elapsed, work: Double(bytesDone)), perMs > 0 {
+                    text += ", \(Self.duration(Double(total - bytesDone) / perMs)) left"
+                }
             } else {
                 text += ", \(Self.size(Int64(rate)))/s, \(Self.duration(Double(elapsed)))"
             }
@@ -150,13 +239,16 @@ final class ProgressLine: Sendable {
         }
     }
 
-    private func draw(_ text: (Int) -> String) {
+    private func draw(_ text: (Int, inout RateEstimate) -> String) {
         let elapsed = Clock.millisecondsSince(started)
-        guard elapsed >= delay else { return }
         state.withLock { state in
+            state.lastUpdate = elapsed
+            state.saysWaiting = false
+            guard elapsed >= delay else { return }
             guard state.suspended == 0, !state.readsTerminalInput, elapsed - state.lastDrawn >= interval else { return }
             state.lastDrawn = elapsed
-            state.text = Self.fitted(text(elapsed))
+            state.lastText = text(elapsed, &state.rate)
+            state.text = Self.fitted(state.lastText)
             state.visible = true
             Self.writeToStderr("\r\u{1B}[K" + state.text)
         }
@@ -226,5 +318,27 @@ final class ProgressLine: Sendable {
         if seconds < 60 { return "\(seconds) s" }
         if seconds < 3600 { return "\(seconds / 60) min \(seconds % 60) s" }
         return "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+    }
+}
+
+/// The rate of work for the time left, smoothed (an exponential moving average of the rate
+/// between samples at least half a second apart), so that bursts and stalls do not throw the
+/// estimate about: the time left no longer climbs from seconds to minutes and back.
+struct RateEstimate {
+    private var last: (elapsed: Int, work: Double)?
+    private var smoothed: Double?
+
+    /// Adds a sample (work done so far at `elapsed` ms); returns the smoothed work per ms.
+    mutating func sample(elapsed: Int, work: Double) -> Double? {
+        guard let last else {
+            self.last = (elapsed, work)
+            smoothed = elapsed > 0 ? work / Double(elapsed) : nil
+            return smoothed
+        }
+        guard elapsed - last.elapsed >= 500 else { return smoothed }
+        let recent = (work - last.work) / Double(elapsed - last.elapsed)
+        smoothed = smoothed.map { 0.7 * $0 + 0.3 * recent } ?? recent
+        self.last = (elapsed, work)
+        return smoothed
     }
 }
