@@ -44,6 +44,19 @@ extension RWSecret {
         @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
         var iterations: Int?
 
+        @Option(name: .customLong("to"), help: ArgumentHelp("Write one age file to this recipient: age1…, or an ssh-ed25519 / ssh-rsa public key (repeatable).", valueName: "recipient"))
+        var recipients: [String] = []
+
+        @Option(name: .customLong("to-file"), help: ArgumentHelp("Write one age file to the recipients listed in this file (age's syntax: one a line, # comments; repeatable).", valueName: "file"),
+                completion: .file())
+        var recipientFiles: [String] = []
+
+        @Flag(help: "Write the age file as ASCII armor (-----BEGIN AGE ENCRYPTED FILE-----).")
+        var armor = false
+
+        @Option(help: ArgumentHelp("rncryptor (the default) or age (with a password: an scrypt age file of the whole input).", valueName: "format"))
+        var format: MessageFormat?
+
         func validate() throws {
             // Single-valued options: the parser would let a repeat's last value win.
             for name in ["--password-label", "--password-file", "--key-file"] where OptionOccurrences.count(name) > 1 {
@@ -53,7 +66,8 @@ extension RWSecret {
             if sources > 1 {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
             }
-            if output != nil && !binary { throw ValidationError("-o needs --binary") }
+            try validateAge()
+            if output != nil && !binary && !writesAge { throw ValidationError("-o needs --binary") }
             try validateIterations()
         }
 
@@ -68,7 +82,7 @@ extension RWSecret {
         private func given(_ option: [String]) -> Bool { !option.isEmpty }
         private func given(_ option: String?) -> Bool { option != nil }
 
-        private enum Credential {
+        enum Credential {
             case password(SecretBytes)
             case keys(MessageKeys)
         }
@@ -77,6 +91,7 @@ extension RWSecret {
             // Here, not in validate(): the parser reports an unknown option only after validate() passes.
             if binary && files.count > 1 { throw ValidationError("--binary makes one message: give at most one FILE") }
             let global = try self.global.merged(with: root.global)
+            if writesAge { throw CommandFailure.silent(try encryptAge(global)) }
             let credential = try loadCredential(global)
             if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
                 Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
@@ -88,7 +103,7 @@ extension RWSecret {
         }
 
         /// The one password (or key) of the run, checked before anything is read.
-        private func loadCredential(_ global: GlobalOptions) throws -> Credential {
+        func loadCredential(_ global: GlobalOptions) throws -> Credential {
             let password: SecretBytes
             let name: String
             if let path = keyFile {

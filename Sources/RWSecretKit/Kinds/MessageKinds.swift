@@ -39,11 +39,17 @@ package enum KindOpener: Sendable {
 /// An age identity given for one run, with the name it is reported by.
 package struct NamedIdentity: Sendable {
     package let name: String
-    package let identity: AgeX25519Identity
+    /// An age X25519 identity or an OpenSSH key (`.ageX25519`, `.ageSSH`).
+    package let credential: Credential
 
     package init(name: String, identity: AgeX25519Identity) {
         self.name = name
-        self.identity = identity
+        self.credential = .ageX25519(identity)
+    }
+
+    package init(name: String, ssh: AgeSSHIdentity) {
+        self.name = name
+        self.credential = .ageSSH(ssh)
     }
 }
 
@@ -61,7 +67,7 @@ extension MessageKinds {
     /// the caller releases only when this returns.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
-        let credentials: [Credential] = passwords.map { .password($0.secret) } + identities.map { .ageX25519($0.identity) }
+        let credentials: [Credential] = passwords.map { .password($0.secret) } + identities.map(\.credential)
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         var triedPasswords = 0

@@ -133,6 +133,7 @@ package enum AgeKind: MessageKind {
         switch credential {
         case .password: header.scrypt != nil
         case .ageX25519: header.stanzas.contains { $0.type == "X25519" }
+        case .ageSSH(let identity): header.stanzas.contains { $0.type == identity.stanzaType }
         }
     }
 
@@ -146,6 +147,9 @@ package enum AgeKind: MessageKind {
                 throw .header("scrypt refused work factor \(logN)")
             }
             fileKey = ChaChaPolyOpener(key: key).open(body, nonce: [UInt8](repeating: 0, count: 12))
+        case .ageSSH(let identity):
+            guard accepts(header, credential) else { return .notApplicable }
+            fileKey = try identity.unwrap(header.stanzas)
         case .ageX25519(let identity):
             let stanzas = header.stanzas.filter { $0.type == "X25519" }
             guard !stanzas.isEmpty else { return .notApplicable }
