@@ -178,3 +178,18 @@ extension AgeEncoding {
         return hrp + "1" + String(decoding: (values + checksum).map { bech32Charset[Int($0)] }, as: UTF8.self)
     }
 }
+
+extension AgeX25519Identity {
+    /// The recipient of this identity (`age1…`), what `age-keygen -y` prints.
+    package var recipient: String { AgeEncoding.encodeBech32(hrp: "age", data: publicKey) }
+
+    /// A fresh identity from OpenSSL's randomness.
+    package static func generate() -> AgeX25519Identity {
+        AgeX25519Identity(secretKey: SecretBytes(Crypto.randomBytes(count: 32)))!
+    }
+
+    /// The identity as age writes it (`AGE-SECRET-KEY-1…`, upper case), for an identity file only.
+    package var secretKeyText: SecretBytes {
+        secretKey.withUnsafeBytes { SecretBytes(utf8: AgeEncoding.encodeBech32(hrp: "age-secret-key-", data: Array($0)).uppercased()) }
+    }
+}
