@@ -94,8 +94,10 @@ struct KindDecryption {
             if ours.isEmpty {
                 return ("an age file for recipients that are not ours (\(types.joined(separator: ", "))): nothing here can open it", .failure)
             }
+            var unique: [String] = []
+            for type in ours where !unique.contains(type) { unique.append(type) }
             if ours.contains(where: { $0 != "scrypt" }) && identities.isEmpty {
-                return ("an age file for \(types.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE)", .failure)
+                return ("an age file for \(unique.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE)", .failure)
             }
             if ours.contains(where: { $0 != "scrypt" }) {
                 return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities.count) identities opens it", .failure)
