@@ -136,6 +136,19 @@ struct EncryptAgeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out2))
     }
 
+    @Test("a binary age file is not written to a terminal (64); --armor is", .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func terminal() throws {
+        let input = dir.file("plain", "x\n")
+        let recipient = "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
+        let environment = RWSecretProcess.environment(home: dir.url)
+        let (refused, screen) = try PseudoTerminal.converse(["encrypt", "--to", recipient, input], environment: environment, answers: [])
+        #expect(refused == 64, "\(screen)")
+        #expect(screen.contains("refusing to write a binary age file to a terminal"))
+        #expect(!screen.contains("age-encryption.org"))
+        let (armored, screen2) = try PseudoTerminal.converse(["encrypt", "--to", recipient, "--armor", input], environment: environment, answers: [])
+        #expect(armored == 0 && screen2.contains("-----END AGE ENCRYPTED FILE-----"), "\(screen2)")
+    }
+
     @Test("an identity file or SSH key others can read gets a warning and is used; a passphrase-protected key is refused (65)")
     func loosePermissions() throws {
         let k = try keys()
