@@ -12,7 +12,9 @@ extension RWSecret {
             discussion: """
                 The password comes from exactly one of --password-label, --password-file, \
                 --ask-password or --key-file; with none of them, from $RWSECRET_PASSWORD. \
-                Every message gets fresh random salts and IV.
+                Every message gets fresh random salts and IV. \
+                With --to or --to-file (or --format age) the whole input becomes one age file \
+                for those recipients (or under the password, with scrypt), which age opens.
                 """
         )
 

@@ -166,3 +166,14 @@ struct EncryptAgeCommandTests {
         #expect(refused.errLines.count == 1 && refused.stderr.contains("protected by a passphrase"), "\(refused.errLines)")
     }
 }
+
+extension CompletionTests {
+    @Test("encrypt --to-file and decrypt --identity complete file names; --format its values")
+    func ageOptions() throws {
+        _ = home.file("team.txt", "")
+        _ = home.file("id_ed25519", "")
+        #expect(try complete("rwsecret encrypt --to-file te") == ["team.txt"])
+        #expect(try complete("rwsecret decrypt --identity id_") == ["id_ed25519"])
+        #expect(try complete("rwsecret encrypt --format ") == ["age", "rncryptor"])
+    }
+}
