@@ -233,4 +233,24 @@ struct AgeWriterTests {
         }
         #expect(ours.plaintext == plaintext)
     }
+
+    @Test("damaged OpenSSH keys and recipient lines are refused with an error, never a crash (2,000 random changes)")
+    func damagedInputs() throws {
+        let keys = try PeerKeys()
+        let inputs = [keys.text(keys.ed25519), keys.text(keys.rsa), keys.text(keys.ed25519 + ".pub"), keys.text(keys.rsa + ".pub"), keys.recipient]
+        for _ in 0..<2000 {
+            var bytes = Array(inputs.randomElement()!.utf8)
+            for _ in 0..<Int.random(in: 1...4) {
+                switch Int.random(in: 0..<3) {
+                case 0: bytes[Int.random(in: 0..<bytes.count)] = UInt8.random(in: 0...255)
+                case 1: bytes.removeSubrange(Int.random(in: 0..<bytes.count)..<bytes.count)
+                default: bytes.insert(UInt8.random(in: 0...255), at: Int.random(in: 0...bytes.count))
+                }
+                if bytes.isEmpty { bytes = [0x41] }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? AgeSSHIdentity(openSSH: text)
+            _ = try? AgeRecipients.parseFile(text)
+        }
+    }
 }

@@ -117,10 +117,15 @@ public final class AgeSSHIdentity: Sendable {
             guard let montgomery = KindPrimitives.ed25519PublicToX25519(pub) else { throw .malformed("invalid ssh-ed25519 public key") }
             key = .ed25519(secret: scalar, montgomery: montgomery)
         case "ssh-rsa":
-            guard let n = inner.string(), let e = inner.string(), var d = inner.string(), inner.string() != nil, inner.string() != nil, inner.string() != nil else {
+            guard let n = inner.string(), let e = inner.string(), var d = inner.string(), var iqmp = inner.string(), var p = inner.string(), var q = inner.string() else {
                 throw .malformed("truncated ssh-rsa key")
             }
-            defer { Crypto.cleanse(&d) }
+            defer {
+                Crypto.cleanse(&d)
+                Crypto.cleanse(&iqmp)
+                Crypto.cleanse(&p)
+                Crypto.cleanse(&q)
+            }
             guard publicReader.string() == e, publicReader.string() == n else { throw .malformed("its public and private halves differ") }
             guard let rsa = KindPrimitives.rsaPrivateKey(modulus: n, exponent: e, privateExponent: SecretBytes(d)) else { throw .malformed("invalid ssh-rsa key") }
             key = .rsa(rsa)
