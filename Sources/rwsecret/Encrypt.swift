@@ -61,7 +61,7 @@ extension RWSecret {
 
         func validate() throws {
             // Single-valued options: the parser would let a repeat's last value win.
-            for name in ["--password-label", "--password-file", "--key-file"] where OptionOccurrences.count(name) > 1 {
+            for name in ["--password-label", "--password-file", "--key-file", "--format"] where OptionOccurrences.count(name) > 1 {
                 throw ValidationError("\(name) can be given only once")
             }
             let sources = [passwordLabel, passwordFile, keyFile].compactMap { $0 }.count + (askPassword ? 1 : 0)

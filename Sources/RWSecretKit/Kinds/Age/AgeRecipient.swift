@@ -80,7 +80,8 @@ package struct AgeSSHEd25519Recipient: AgeRecipient {
         let ephemeral = SecretBytes(Crypto.randomBytes(count: 32))
         guard let share = KindPrimitives.x25519PublicKey(privateKey: ephemeral),
               let shared = KindPrimitives.x25519(privateKey: ephemeral, peer: montgomery) else { throw .lowOrder }
-        let sharedBytes = shared.withUnsafeBytes { Array($0) }
+        var sharedBytes = shared.withUnsafeBytes { Array($0) }
+        defer { Crypto.cleanse(&sharedBytes) }
         guard let tweaked = KindPrimitives.x25519(privateKey: Self.tweak(wire: wire), peer: sharedBytes) else { throw .lowOrder }
         let wrapKey = KindPrimitives.hkdfSHA256(key: tweaked, salt: share + montgomery, info: Self.label, length: 32)
         let body = ChaChaPolySealer(key: wrapKey).seal(fileKey, nonce: [UInt8](repeating: 0, count: 12))

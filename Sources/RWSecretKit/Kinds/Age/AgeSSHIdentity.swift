@@ -147,7 +147,8 @@ public final class AgeSSHIdentity: Sendable {
                       stanza.body.count == 32 else { throw .header("malformed ssh-ed25519 stanza") }
                 guard stanza.arguments[0] == tag else { continue }
                 guard let shared = KindPrimitives.x25519(privateKey: secret, peer: share) else { throw .header("ssh-ed25519 stanza with a low-order share") }
-                let sharedBytes = shared.withUnsafeBytes { Array($0) }
+                var sharedBytes = shared.withUnsafeBytes { Array($0) }
+                defer { Crypto.cleanse(&sharedBytes) }
                 guard let tweaked = KindPrimitives.x25519(privateKey: AgeSSHEd25519Recipient.tweak(wire: wire), peer: sharedBytes) else {
                     throw .header("ssh-ed25519 stanza with a low-order share")
                 }
