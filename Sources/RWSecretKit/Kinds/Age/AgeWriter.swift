@@ -71,14 +71,22 @@ package final class AgeEncryptor {
         started = []
         pending.append(contentsOf: bytes)
         // Seal a chunk only when more follows it: the final chunk is sealed by `finalize`.
-        var consumed = 0
-        while pending.count - consumed > AgeKind.chunkSize {
-            out += seal(pending[consumed..<consumed + AgeKind.chunkSize], last: false)
-            consumed += AgeKind.chunkSize
-        }
-        if consumed > 0 {
-            Crypto.cleanse(&pending, range: 0..<consumed)
-            pending.removeFirst(consumed)
+        // Sealed in place at the end of `out`, with no array per chunk.
+        let size = AgeKind.chunkSize, sealed = size + ChaChaPolyOpener.tagSize
+        let chunks = pending.isEmpty ? 0 : (pending.count - 1) / size
+        if chunks > 0 {
+            let base = out.count
+            out.append(contentsOf: repeatElement(0, count: chunks * sealed))
+            pending.withUnsafeBytes { input in
+                out.withUnsafeMutableBytes { output in
+                    for i in 0..<chunks {
+                        sealer.seal(UnsafeRawBufferPointer(rebasing: input[i * size..<(i + 1) * size]), nonce: nonce(last: false),
+                                    into: UnsafeMutableRawBufferPointer(rebasing: output[(base + i * sealed)...]))
+                    }
+                }
+            }
+            Crypto.cleanse(&pending, range: 0..<chunks * size)
+            pending.removeFirst(chunks * size)
         }
         return armor == nil ? out : armor!.update(out)
     }
@@ -96,11 +104,17 @@ package final class AgeEncryptor {
         return armor!.update(out) + armor!.finish()
     }
 
-    private func seal(_ chunk: ArraySlice<UInt8>, last: Bool) -> [UInt8] {
+    /// The next chunk's nonce: an 11-byte big-endian counter and the last-chunk flag.
+    private func nonce(last: Bool) -> [UInt8] {
         var nonce = [UInt8](repeating: 0, count: 12)
         for i in 0..<8 { nonce[10 - i] = UInt8(truncatingIfNeeded: counter >> UInt64(8 * i)) }
         nonce[11] = last ? 1 : 0
         counter += 1
+        return nonce
+    }
+
+    private func seal(_ chunk: ArraySlice<UInt8>, last: Bool) -> [UInt8] {
+        let nonce = nonce(last: last)
         var out = [UInt8](repeating: 0, count: chunk.count + ChaChaPolyOpener.tagSize)
         chunk.withUnsafeBytes { p in out.withUnsafeMutableBytes { sealer.seal(p, nonce: nonce, into: $0) } }
         return out
