@@ -132,7 +132,8 @@ extension RWSecret {
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let kinds = KindDecryption(session: session, identities: identities)
-            session.otherKinds = { input, index in try kinds.records(of: input, index: index) }
+            // --in-band and --id-column promise a record per input line: their inputs are lines only.
+            if !inBand && !idColumn { session.otherKinds = { input, index in try kinds.records(of: input, index: index) } }
             let status = binary
                 ? try BinaryDecryption(session: session, output: output, identities: identities).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)

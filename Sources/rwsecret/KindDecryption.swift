@@ -11,6 +11,12 @@ struct KindDecryption {
     let session: DecryptSession
     let identities: [NamedIdentity]
 
+    /// scrypt tries run up to --jobs at once, within half the memory available now.
+    var scryptBatch: AgeScryptBatch {
+        let available = Int(sysconf(Int32(_SC_AVPHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        return AgeScryptBatch(jobs: session.jobs, memoryBudget: max(available / 2, AgeScryptBatch.memoryPerTry(logN: 18)))
+    }
+
     /// The one line for an OpenPGP message (its own issue will open them).
     static let openPGPHint = "an OpenPGP message: rwsecret cannot open it yet (use gpg -d)"
 
@@ -52,12 +58,13 @@ struct KindDecryption {
         }
         let opened: KindOpened
         do {
-            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, into: PrivateFilePlaintext(file: file))
+            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: PrivateFilePlaintext(file: file))
         } catch {
             return failed(error, source: name, passwords: passwords.count)
         }
         if case .password(let password) = opened.openedBy { session.client.messageFinished(openedBy: .password(password)) }
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
+        if let cost = opened.cost { session.global.verboseLine(cost.words) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
         do {
             switch destination {
@@ -175,7 +182,8 @@ extension KindDecryption {
         }
         let sink = MemoryPlaintext(limit: Self.lineModeLimit)
         do {
-            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, into: sink)
+            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: sink)
+            if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
             let opener: Opener
             var winner: ChainPassword?

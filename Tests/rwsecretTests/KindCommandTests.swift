@@ -46,6 +46,9 @@ struct KindCommandTests {
         #expect(result.errLines.contains("rwsecret: kind: \(file.hasPrefix("age") ? "age" : "ansible-vault")"), "\(result.errLines)")
         #expect(result.errLines.contains("rwsecret: opened by: \(list):2 (tried 2)"), "\(result.errLines)")
         #expect(!result.stderr.contains(String(decoding: secret, as: UTF8.self)))
+        if file.hasPrefix("age") {
+            #expect(result.errLines.contains { $0.hasPrefix("rwsecret: scrypt work factor 18: 256 MiB per try, 2 tried, ") }, "the cost of the tries, said")
+        }
         if file.hasPrefix("ansible") {
             let piped = try run(["decrypt", "--no-store", "--binary", "--password-file", list], stdin: try Data(contentsOf: Self.kinds.appendingPathComponent(file)))
             #expect(piped.status == 0 && sha256Hex(Array(piped.stdout)) == sha256, "\(piped.stderr)")
@@ -115,6 +118,15 @@ struct KindCommandTests {
         #expect(text.status == 0, "\(text.stderr)")
         #expect(String(decoding: text.stdout, as: UTF8.self).hasPrefix("db_password: hunter2\ns3cr3t ✓\ntok-"))
         #expect(String(decoding: text.stdout, as: UTF8.self).hasSuffix("\nhello rn\n"))
+    }
+
+    @Test("--in-band and --id-column read lines only: a whole Ansible Vault file there is one record per line, none of another kind")
+    func linesOnlyModes() throws {
+        let lines = (try String(contentsOf: Self.kinds.appendingPathComponent("ansible-1.1.vault"), encoding: .utf8)).split(separator: "\n").count
+        let result = try run(["decrypt", "--no-store", "--in-band", "--password-file", passwords(Self.row("ansible-1.1.vault").secret), path("ansible-1.1.vault")])
+        let records = try result.stdout.split(separator: 0x0a).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+        #expect(records.count == lines)
+        #expect(records.allSatisfy { $0["kind"] as? String == "rncryptor" && $0["status"] as? String == "failed" })
     }
 
     @Test("an OpenPGP message, armored or binary, in line mode or --binary: one line saying so, status 1")

@@ -59,32 +59,73 @@ package struct KindOpened {
     package let openedBy: KindOpener
     /// Passwords tried (identities are not counted).
     package let tried: Int
+    /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
+    package var cost: AgeScryptBatch.Cost? = nil
 }
 
 extension MessageKinds {
     /// Opens the message `input` holds, of `kind`, with the chain's passwords in chain order and
     /// then the run's identities: the first that fits wins. The plaintext goes to `sink`, which
     /// the caller releases only when this returns.
+    /// A costly KDF (age's scrypt) tries several passwords at once through `scrypt`.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                             scrypt: AgeScryptBatch = AgeScryptBatch(jobs: 1, memoryBudget: 0),
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
-        let credentials: [Credential] = passwords.map { .password($0.secret) } + identities.map(\.credential)
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
-        var triedPasswords = 0
-        for (index, credential) in credentials.enumerated() {
-            let unlocked: Unlock<K.Key>
-            do { unlocked = try K.unlock(header, with: credential) } catch { throw KindFailure(kind: K.name, error: error, tried: triedPasswords + (index < passwords.count ? 1 : 0)) }
-            switch unlocked {
-            case .notApplicable: continue
-            case .wrongCredential: if index < passwords.count { triedPasswords += 1 }
-            case .unlocked(let key):
-                if index < passwords.count { triedPasswords += 1 }
-                do { try K.decryptBody(header, key: key, from: input, into: sink) } catch { throw KindFailure(kind: K.name, error: error, tried: triedPasswords) }
-                let opener: KindOpener = index < passwords.count ? .password(passwords[index]) : .identity(identities[index - passwords.count].name)
-                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords)
+        if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
+            // scrypt stanzas are alone in their header: only passwords can open them.
+            let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?
+            do { outcome = try scrypt.unlock(age, passwords: passwords.map(\.secret)) } catch {
+                throw KindFailure(kind: K.name, error: error, tried: passwords.count)
+            }
+            guard let outcome, let found = outcome.found else {
+                throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count)
+            }
+            do { try K.decryptBody(header, key: key(found.fileKey), from: input, into: sink) } catch {
+                throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
+            }
+            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost)
+        }
+        // Each password as given, then its other Unicode normalization form when that differs
+        // (NFC and NFD: input methods differ); both are one password for `tried`.
+        var offers: [(credential: Credential, password: Int?, identity: Int?)] = []
+        for (index, password) in passwords.enumerated() {
+            offers.append((.password(password.secret), index, nil))
+            let isASCII = password.secret.withUnsafeBytes { raw in raw.allSatisfy { $0 < 0x80 } }
+            if !isASCII, let text = password.secret.decodedUTF8(), let other = PasswordDialects.otherNormalizationForm(of: text) {
+                offers.append((.password(SecretBytes(other)), index, nil))
             }
         }
-        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords)
+        offers += identities.indices.map { (identities[$0].credential, nil, $0) }
+        var triedPasswords = Set<Int>()
+        for offer in offers {
+            let unlocked: Unlock<K.Key>
+            do { unlocked = try K.unlock(header, with: offer.credential) } catch {
+                if let index = offer.password { triedPasswords.insert(index) }
+                throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+            }
+            switch unlocked {
+            case .notApplicable: continue
+            case .wrongCredential: if let index = offer.password { triedPasswords.insert(index) }
+            case .unlocked(let key):
+                if let index = offer.password { triedPasswords.insert(index) }
+                do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+                    throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+                }
+                let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
+                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count)
+            }
+        }
+        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count)
+    }
+}
+
+extension MessageKinds {
+    /// AgeKind's key as `K`'s (the same type when `K` is AgeKind).
+    fileprivate static func key<K: MessageKind>(_: AgeKind.Type, as _: K.Type) -> ((SecretBytes) -> K.Key)? {
+        guard K.Key.self == SecretBytes.self else { return nil }
+        return { $0 as! K.Key }
     }
 }
 

@@ -149,3 +149,45 @@ struct KindRulesTests {
         #expect(sha256Hex(plaintext) == vector.payloadSHA256)
     }
 }
+
+/// Several passwords tried at once against one scrypt stanza, decided in chain order.
+@Suite("age scrypt: passwords tried in parallel within a memory budget")
+struct AgeScryptBatchTests {
+    /// The kit's scrypt vector: work factor 10 (1 MiB a try), passphrase "password".
+    static let vector = AgeTestKitVector.load("scrypt")
+
+    static func chain(_ secrets: [String]) -> [ChainPassword] {
+        secrets.enumerated().map { ChainPassword(name: "p\($0.offset + 1)", secret: SecretBytes(utf8: $0.element)) }
+    }
+
+    @Test("up to jobs at once; the first right password in chain order wins, whatever finishes first")
+    func chainOrder() throws {
+        let passwords = Self.chain(["a", "b", "password", "c", "password", "d"])
+        let sink = MemoryPlaintext()
+        let opened = try MessageKinds.open(AgeKind.self, input: KindInput(bytes: Self.vector.file), passwords: passwords, identities: [],
+                                           scrypt: AgeScryptBatch(jobs: 6, memoryBudget: 1 << 30), into: sink)
+        guard case .password(let winner) = opened.openedBy else { Issue.record("not opened by a password"); return }
+        #expect(winner.name == "p3")
+        #expect(opened.tried == 3)
+        #expect(opened.cost?.atOnce == 6 && opened.cost?.tries == 3)
+        #expect(sha256Hex(sink.bytes) == Self.vector.payloadSHA256)
+    }
+
+    @Test("the memory budget bounds how many run at once; a wrong list tries every password once")
+    func budget() throws {
+        let perTry = AgeScryptBatch.memoryPerTry(logN: 10)
+        #expect(perTry == 1 << 20)
+        #expect(AgeScryptBatch(jobs: 8, memoryBudget: 2 * perTry + 1).atOnce(count: 10, logN: 10) == 2)
+        #expect(AgeScryptBatch(jobs: 8, memoryBudget: 0).atOnce(count: 10, logN: 10) == 1)
+        #expect(AgeScryptBatch(jobs: 3, memoryBudget: 1 << 40).atOnce(count: 10, logN: 22) == 3)
+        #expect(AgeScryptBatch(jobs: 16, memoryBudget: 8 << 30).atOnce(count: 10, logN: 22) == 2, "4 GiB a try at work factor 22")
+        do {
+            _ = try MessageKinds.open(AgeKind.self, input: KindInput(bytes: Self.vector.file), passwords: Self.chain(["a", "b", "c", "d", "e"]),
+                                      identities: [], scrypt: AgeScryptBatch(jobs: 4, memoryBudget: 2 * perTry), into: MemoryPlaintext())
+            Issue.record("opened with wrong passwords")
+        } catch {
+            #expect(error.error == .noMatch(["scrypt"]))
+            #expect(error.tried == 5)
+        }
+    }
+}

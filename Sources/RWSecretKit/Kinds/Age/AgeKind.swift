@@ -141,12 +141,12 @@ package enum AgeKind: MessageKind {
         let fileKey: SecretBytes?
         switch credential {
         case .password(let password):
-            guard let (salt, logN, body) = header.scrypt else { return .notApplicable }
-            guard let key = KindPrimitives.scrypt(password: password, salt: Array("age-encryption.org/v1/scrypt".utf8) + salt,
-                                                  logN: logN, length: 32) else {
-                throw .header("scrypt refused work factor \(logN)")
+            guard let scrypt = header.scrypt else { return .notApplicable }
+            switch unwrapScrypt(scrypt, password: password) {
+            case .refused: throw .header("scrypt refused work factor \(scrypt.logN)")
+            case .wrong: fileKey = nil
+            case .opened(let key): fileKey = key
             }
-            fileKey = ChaChaPolyOpener(key: key).open(body, nonce: [UInt8](repeating: 0, count: 12))
         case .ageSSH(let identity):
             guard accepts(header, credential) else { return .notApplicable }
             fileKey = try identity.unwrap(header.stanzas)
@@ -169,10 +169,33 @@ package enum AgeKind: MessageKind {
             fileKey = found
         }
         guard let fileKey else { return .wrongCredential }
+        try checkMAC(header, fileKey: fileKey)
+        return .unlocked(fileKey)
+    }
+
+    /// What one password does to an scrypt stanza.
+    package enum ScryptUnwrap: Sendable {
+        /// OpenSSL refused the parameters (not expected within the work factor limit).
+        case refused
+        /// The stanza's tag does not match: another password.
+        case wrong
+        /// The file key (its header MAC still to check).
+        case opened(SecretBytes)
+    }
+
+    /// One scrypt, then the stanza's ChaCha20-Poly1305 tag: the cheap check after the costly KDF.
+    static func unwrapScrypt(_ scrypt: (salt: [UInt8], logN: Int, body: [UInt8]), password: SecretBytes) -> ScryptUnwrap {
+        guard let key = KindPrimitives.scrypt(password: password, salt: Array("age-encryption.org/v1/scrypt".utf8) + scrypt.salt,
+                                              logN: scrypt.logN, length: 32) else { return .refused }
+        guard let fileKey = ChaChaPolyOpener(key: key).open(scrypt.body, nonce: [UInt8](repeating: 0, count: 12)) else { return .wrong }
+        return .opened(fileKey)
+    }
+
+    /// The header MAC under `fileKey`: a mismatch means the header was changed.
+    static func checkMAC(_ header: Header, fileKey: SecretBytes) throws(KindError) {
         let macKey = KindPrimitives.hkdfSHA256(key: fileKey, salt: [], info: Array("header".utf8), length: 32)
         let mac = KindPrimitives.hmacSHA256(key: macKey, data: header.authenticated)
         guard Crypto.constantTimeEqual(mac, header.mac) else { throw .headerMAC }
-        return .unlocked(fileKey)
     }
 
     package static func decryptBody(_ header: Header, key fileKey: SecretBytes, from _: KindInput, into sink: some PlaintextSink) throws(KindError) {
