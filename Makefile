@@ -7,8 +7,9 @@ APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-to
 # and count instructions under callgrind; `decrypt --binary -o` is tested on a bindfs (FUSE)
 # mount, a filesystem without O_TMPFILE (skipped, saying so, where there is no /dev/fuse); the
 # age and Ansible Vault round trips run the peers themselves (`age`, `ansible-vault` from
-# ansible-core); zlib inflates the age test kit's vectors.
-TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev
+# ansible-core); zlib inflates the age test kit's vectors; ssh-keygen makes the
+# SSH keys that age recipients and identities are tested with.
+TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
 # needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the

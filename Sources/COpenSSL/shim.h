@@ -12,6 +12,9 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/err.h>
+#include <openssl/bn.h>
+#include <openssl/rsa.h>
+#include <openssl/param_build.h>
 
 /* OpenSSL's built-in AES-256 and SHA implementations reached through their legacy method
    tables, without a provider fetch. A fetch in OpenSSL 3.0 builds the name table and
@@ -29,6 +32,10 @@ static inline EVP_CIPHER *rws_legacy_cipher(const EVP_CIPHER *builtin) {
 #else
     (void)builtin;
     return NULL;
+/* EVP_PKEY_fromdata selections (composite macros Swift does not import). */
+static inline int rws_select_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int rws_select_keypair(void) { return EVP_PKEY_KEYPAIR; }
+
 #endif
 }
 
@@ -41,10 +48,18 @@ static inline EVP_MD *rws_legacy_digest(const EVP_MD *builtin, int state_size) {
 #else
     (void)builtin; (void)state_size;
     return NULL;
+/* EVP_PKEY_fromdata selections (composite macros Swift does not import). */
+static inline int rws_select_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int rws_select_keypair(void) { return EVP_PKEY_KEYPAIR; }
+
 #endif
 }
 
 static inline EVP_MD *rws_legacy_sha256(void) { return rws_legacy_digest(EVP_sha256(), (int)sizeof(SHA256_CTX)); }
 static inline EVP_MD *rws_legacy_sha1(void) { return rws_legacy_digest(EVP_sha1(), (int)sizeof(SHA_CTX)); }
+
+/* EVP_PKEY_fromdata selections (composite macros Swift does not import). */
+static inline int rws_select_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int rws_select_keypair(void) { return EVP_PKEY_KEYPAIR; }
 
 #endif

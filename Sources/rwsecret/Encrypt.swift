@@ -14,7 +14,9 @@ extension RWSecret {
                 --ask-password or --key-file; with none of them, from $RWSECRET_PASSWORD. \
                 Every message gets fresh random salts and IV. A line whose message would be over \
                 decrypt's 1 MiB line limit (a plaintext line over 786,351 bytes) stops the run \
-                (exit 1): use --binary for it.
+                (exit 1): use --binary for it. \
+                With --to or --to-file (or --format age) the whole input becomes one age file \
+                for those recipients (or under the password, with scrypt), which age opens.
                 """
         )
 
@@ -50,16 +52,30 @@ extension RWSecret {
         @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
         var iterations: Int?
 
+        @Option(name: .customLong("to"), help: ArgumentHelp("Write one age file to this recipient: age1…, or an ssh-ed25519 / ssh-rsa public key (repeatable).", valueName: "recipient"))
+        var recipients: [String] = []
+
+        @Option(name: .customLong("to-file"), help: ArgumentHelp("Write one age file to the recipients listed in this file (age's syntax: one a line, # comments; repeatable).", valueName: "file"),
+                completion: .file())
+        var recipientFiles: [String] = []
+
+        @Flag(help: "Write the age file as ASCII armor (-----BEGIN AGE ENCRYPTED FILE-----).")
+        var armor = false
+
+        @Option(help: ArgumentHelp("rncryptor (the default) or age (with a password: an scrypt age file of the whole input).", valueName: "format"))
+        var format: MessageFormat?
+
         func validate() throws {
             // Single-valued options: the parser would let a repeat's last value win.
-            for name in ["--password-label", "--password-file", "--key-file"] where OptionOccurrences.count(name) > 1 {
+            for name in ["--password-label", "--password-file", "--key-file", "--format"] where OptionOccurrences.count(name) > 1 {
                 throw ValidationError("\(name) can be given only once")
             }
             let sources = [passwordLabel, passwordFile, keyFile].compactMap { $0 }.count + (askPassword ? 1 : 0)
             if sources > 1 {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
             }
-            if output != nil && !binary { throw ValidationError("-o needs --binary") }
+            try validateAge()
+            if output != nil && !binary && !writesAge { throw ValidationError("-o needs --binary") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             try validateIterations()
         }
@@ -75,7 +91,7 @@ extension RWSecret {
         private func given(_ option: [String]) -> Bool { !option.isEmpty }
         private func given(_ option: String?) -> Bool { option != nil }
 
-        fileprivate enum Credential {
+        enum Credential {
             case password(SecretBytes)
             case keys(MessageKeys)
 
@@ -92,6 +108,7 @@ extension RWSecret {
             if binary && output == nil && isatty(STDOUT_FILENO) == 1 {
                 throw CommandFailure(.usage, "refusing to write raw ciphertext to a terminal: give -o FILE (or -o - to insist), or redirect stdout")
             }
+            if writesAge { throw CommandFailure.silent(try encryptAge(global)) }
             let credential = try loadCredential(global)
             if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
                 Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
@@ -106,7 +123,7 @@ extension RWSecret {
         }
 
         /// The one password (or key) of the run, checked before anything is read.
-        private func loadCredential(_ global: GlobalOptions) throws -> Credential {
+        func loadCredential(_ global: GlobalOptions) throws -> Credential {
             let password: SecretBytes
             let name: String
             if let path = keyFile {

@@ -26,10 +26,15 @@ struct KindDecryption {
         for path in paths {
             var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
             defer { Crypto.cleanse(&bytes) }
+            if let ssh = try IdentityFiles.openSSHKey(bytes, path: path) {
+                named.append(NamedIdentity(name: path, ssh: ssh))
+                continue
+            }
             let parsed: [AgeX25519Identity]
             do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
             }
+            IdentityFiles.warnIfLoose(path)
             for (index, identity) in parsed.enumerated() {
                 named.append(NamedIdentity(name: parsed.count == 1 ? path : "\(path)#\(index + 1)", identity: identity))
             }
@@ -92,14 +97,16 @@ struct KindDecryption {
         let what = failure.kind == .age ? "age file" : "Ansible Vault"
         switch failure.error {
         case .noMatch(let types) where failure.kind == .age:
-            let ours = types.filter { $0 == "scrypt" || $0 == "X25519" }
+            let ours = types.filter { $0 == "scrypt" || $0 == "X25519" || $0 == "ssh-ed25519" || $0 == "ssh-rsa" }
             if ours.isEmpty {
                 return ("an age file for recipients that are not ours (\(types.joined(separator: ", "))): nothing here can open it", .failure)
             }
-            if ours.contains("X25519") && identities.isEmpty {
-                return ("an age file for X25519 recipients: no identity given opens it (give --identity FILE)", .failure)
+            var unique: [String] = []
+            for type in ours where !unique.contains(type) { unique.append(type) }
+            if ours.contains(where: { $0 != "scrypt" }) && identities.isEmpty {
+                return ("an age file for \(unique.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE)", .failure)
             }
-            if ours.contains("X25519") {
+            if ours.contains(where: { $0 != "scrypt" }) {
                 return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities.count) identities opens it", .failure)
             }
             return ("no password opened this age file (tried \(failure.tried))", .failure)

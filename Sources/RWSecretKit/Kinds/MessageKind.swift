@@ -12,6 +12,8 @@ public enum Credential: Sendable {
     case password(SecretBytes)
     /// An age X25519 identity (`AGE-SECRET-KEY-1…`).
     case ageX25519(AgeX25519Identity)
+    /// An unencrypted OpenSSH private key (`ssh-ed25519`, `ssh-rsa`) as an age identity.
+    case ageSSH(AgeSSHIdentity)
 }
 
 /// What offering one credential to a message gave.

@@ -39,11 +39,17 @@ package enum KindOpener: Sendable {
 /// An age identity given for one run, with the name it is reported by.
 package struct NamedIdentity: Sendable {
     package let name: String
-    package let identity: AgeX25519Identity
+    /// An age X25519 identity or an OpenSSH key (`.ageX25519`, `.ageSSH`).
+    package let credential: Credential
 
     package init(name: String, identity: AgeX25519Identity) {
         self.name = name
-        self.identity = identity
+        self.credential = .ageX25519(identity)
+    }
+
+    package init(name: String, ssh: AgeSSHIdentity) {
+        self.name = name
+        self.credential = .ageSSH(ssh)
     }
 }
 
@@ -91,7 +97,7 @@ extension MessageKinds {
                 offers.append((.password(SecretBytes(other)), index, nil))
             }
         }
-        offers += identities.indices.map { (.ageX25519(identities[$0].identity), nil, $0) }
+        offers += identities.indices.map { (identities[$0].credential, nil, $0) }
         var triedPasswords = Set<Int>()
         for offer in offers {
             let unlocked: Unlock<K.Key>

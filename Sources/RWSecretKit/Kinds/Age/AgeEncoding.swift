@@ -60,9 +60,9 @@ enum AgeEncoding {
 
     // MARK: Bech32 (BIP 173), as age uses it for keys: no length limit, one case throughout.
 
-    private static let bech32Charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)
+    static let bech32Charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)
 
-    private static func polymod(_ values: [UInt8]) -> UInt32 {
+    static func polymod(_ values: [UInt8]) -> UInt32 {
         let generator: [UInt32] = [0x3b6a_57b2, 0x2650_8e6d, 0x1ea1_19fa, 0x3d42_33dd, 0x2a14_62b3]
         var check: UInt32 = 1
         for value in values {

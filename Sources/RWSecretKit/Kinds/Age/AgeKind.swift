@@ -133,6 +133,7 @@ package enum AgeKind: MessageKind {
         switch credential {
         case .password: header.scrypt != nil
         case .ageX25519: header.stanzas.contains { $0.type == "X25519" }
+        case .ageSSH(let identity): header.stanzas.contains { $0.type == identity.stanzaType }
         }
     }
 
@@ -146,6 +147,9 @@ package enum AgeKind: MessageKind {
             case .wrong: fileKey = nil
             case .opened(let key): fileKey = key
             }
+        case .ageSSH(let identity):
+            guard accepts(header, credential) else { return .notApplicable }
+            fileKey = try identity.unwrap(header.stanzas)
         case .ageX25519(let identity):
             let stanzas = header.stanzas.filter { $0.type == "X25519" }
             guard !stanzas.isEmpty else { return .notApplicable }

@@ -1,0 +1,123 @@
+import ArgumentParser
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `encrypt --format`: the kind of message written.
+enum MessageFormat: String, ExpressibleByArgument, CaseIterable {
+    case rncryptor
+    case age
+}
+
+/// `encrypt --to`, `--to-file`, `--format age`: the whole input becomes one age file, to
+/// recipients or under a password (scrypt). Line mode has no age form: an age message is a
+/// whole file (as `age` writes it), and `decrypt` opens age files as whole files.
+extension RWSecret.Encrypt {
+    /// Whether this run writes an age file.
+    var writesAge: Bool { format == .age || !recipients.isEmpty || !recipientFiles.isEmpty }
+
+    /// The rules of the age options, checked before anything is read.
+    func validateAge() throws {
+        let toRecipients = !recipients.isEmpty || !recipientFiles.isEmpty
+        if format == .rncryptor && toRecipients {
+            throw ValidationError("--to and --to-file write age files: they cannot be combined with --format rncryptor")
+        }
+        if armor && !writesAge { throw ValidationError("--armor is for age files (--to, --to-file or --format age)") }
+        guard writesAge else { return }
+        let passwordSources = [passwordLabel, passwordFile].compactMap { $0 }.count + (askPassword ? 1 : 0)
+        if toRecipients && passwordSources > 0 {
+            throw ValidationError("an age file is written to recipients or under a password, not both")
+        }
+        if keyFile != nil { throw ValidationError("--key-file makes RNCryptor messages: it cannot be combined with age files") }
+        if iterations != nil { throw ValidationError("--iterations is for RNCryptor messages: age files use scrypt") }
+    }
+
+    /// Reads the whole input (one FILE or stdin) and writes one age file to stdout or `-o`.
+    func encryptAge(_ global: GlobalOptions) throws -> ExitStatus {
+        if files.count > 1 { throw ValidationError("an age file holds one input: give at most one FILE") }
+        if !armor && output == nil && isatty(STDOUT_FILENO) == 1 {
+            throw CommandFailure(.usage, "refusing to write a binary age file to a terminal: use --armor or -o FILE")
+        }
+        let encryptor = try makeAgeEncryptor(global)
+        let name = files.first ?? "-"
+        let input: InputFile
+        do { input = try InputFile(name) } catch {
+            throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(Output.escaped(name)): \(error)")
+        }
+        let destination: OutputFile
+        if let output {
+            do { destination = try OutputFile(replacing: output) } catch {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
+            }
+        } else {
+            destination = OutputFile()
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        defer { Crypto.cleanse(&buffer) }
+        do {
+            while true {
+                let n = try buffer.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) }
+                if n == 0 { break }
+                try encryptor.update(buffer[0..<n]).withUnsafeBytes { try destination.write($0) }
+            }
+            try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
+            try destination.commit()
+        } catch let error as SystemError {
+            if error.isBrokenPipe && output == nil { return .success }
+            throw CommandFailure(.ioError, "\(Output.escaped(output ?? name)): \(error)")
+        }
+        return .success
+    }
+
+    /// To the recipients given, or else under the run's one password (scrypt).
+    private func makeAgeEncryptor(_ global: GlobalOptions) throws -> AgeEncryptor {
+        let parsed = try loadRecipients()
+        if !parsed.isEmpty {
+            do { return try AgeEncryptor(recipients: parsed, armor: armor) } catch {
+                throw CommandFailure(.dataError, "\(error)")
+            }
+        }
+        let password: SecretBytes
+        if askPassword {
+            // A new password for a file: asked twice, as age -p does.
+            let first = try Terminal.readRunPassword()
+            let second = try Terminal.readSecret(prompt: "Again: ")
+            guard first.isEqual(to: second) else { throw CommandFailure(.dataError, "the two passwords differ; nothing was written") }
+            password = first
+        } else {
+            guard case .password(let loaded) = try loadCredential(global) else {
+                throw CommandFailure(.usage, "an age file needs recipients or a password")
+            }
+            password = loaded
+        }
+        return AgeEncryptor(password: password, armor: armor)
+    }
+
+    /// `--to` values, then the recipients of each `--to-file`, in order.
+    private func loadRecipients() throws -> [any AgeRecipient] {
+        var parsed: [any AgeRecipient] = []
+        for text in recipients {
+            do { parsed.append(try AgeRecipients.parse(text)) } catch {
+                throw CommandFailure(.dataError, "--to \(Output.escaped(Self.shortened(text))): \(error)")
+            }
+        }
+        for path in recipientFiles {
+            let bytes = try readSmallFile(path, what: "recipients file", limit: 1 << 20)
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw CommandFailure(.dataError, "\(Output.escaped(path)): not UTF-8 text")
+            }
+            do { parsed += try AgeRecipients.parseFile(text) } catch {
+                throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+        }
+        return parsed
+    }
+
+    /// A recipient as an error names it: at most 24 characters (never a whole secret key
+    /// given by mistake).
+    static func shortened(_ text: String) -> String {
+        if text.uppercased().hasPrefix("AGE-SECRET-KEY-") { return "AGE-SECRET-KEY-1…" }
+        return text.count > 24 ? String(text.prefix(20)) + "…" : text
+    }
+}
