@@ -72,7 +72,7 @@ func kitChain(_ messages: [String], passwords: [String: String], keys: MessageKe
 }
 
 func kitKeys() -> MessageKeys {
-    MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
+    try! MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
 }
 
 func kitEncrypt(_ text: String, keys: MessageKeys) -> String { Base64.encode(RNCryptor.encrypt(Array(text.utf8), keys: keys)) }
