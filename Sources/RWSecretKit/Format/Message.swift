@@ -74,9 +74,11 @@ public struct Message: Sendable {
     ///
     /// Tries every form of the password that an RNCryptor implementation is known
     /// to have written for this version, in order (one form for an ASCII password).
-    /// Versions 0 and 1 throw `legacyVersion` unless `legacyFormats` is `.allowed`.
+    /// Versions 0 and 1 throw `legacyVersion` unless `legacyFormats` is `.allowed`;
+    /// `iterations` outside 1...`KeyDerivation.maximumIterations` throws `iterationsOutOfRange`.
     public func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations,
                         legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try RNCryptorError.check(iterations: iterations)
         try legacyFormats.check(header)
         guard header.isPasswordBased else { throw .keyBasedMessage }
         for form in header.kdfPasswords(password) where isAuthentic(hmacKey: hmacKey(forKDFPassword: form, iterations: iterations)) {

@@ -69,4 +69,14 @@ struct MisuseTests {
         // In range: builds.
         _ = try PasswordClient(runOnly: [], iterations: 1) { nil }
     }
+
+    @Test("Message.decrypt with iterations 0: iterationsOutOfRange(0), in a child that exits normally")
+    func messageZeroIterations() async throws {
+        await #expect(processExitsWith: .success) {
+            let message = try! Message(RNCryptor.encrypt([1], password: SecretBytes(utf8: "misuse")))
+            _ = try? message.decrypt(password: SecretBytes(utf8: "misuse"), iterations: 0)
+        }
+        let message = try Message(RNCryptor.encrypt([1], password: Self.password))
+        #expect(throws: RNCryptorError.iterationsOutOfRange(0)) { try message.decrypt(password: Self.password, iterations: 0) }
+    }
 }
