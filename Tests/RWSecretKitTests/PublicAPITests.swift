@@ -54,6 +54,44 @@ struct PublicAPITests {
         }
     }
 
+    /// What the articles' snippets take as given (their inputs), declared for the typecheck.
+    static let articlePrelude = """
+        import RWSecretKit
+        import Glibc
+        let bytes: [UInt8] = [], keyBasedMessage: [UInt8] = [], firstPart: [UInt8] = [], secondPart: [UInt8] = []
+        let parts: [[UInt8]] = [], encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
+        let client = PasswordClient(runOnly: []) { nil }
+        let lockFile = "", vaultPath = ""
+        func passphraseFromYourConfiguration() -> SecretBytes? { nil }
+        struct Configuration { let primary = "", previous = "" }
+        let configuration = Configuration()
+        """
+
+    @Test("every Swift snippet of the DocC articles typechecks against the built module")
+    func articleSnippetsTypecheck() throws {
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let catalog = root.appendingPathComponent("Sources/RWSecretKit/RWSecretKit.docc")
+        var blocks: [(article: String, code: String)] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted() where name.hasSuffix(".md") {
+            let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
+            var current: [Substring]?
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                if current == nil, line == "```swift" { current = [] }
+                else if let code = current, line == "```" {
+                    // A manifest line (`.package(url:…)`) is Package.swift's, not the library's.
+                    if !code.contains(where: { $0.hasPrefix(".package(") }) { blocks.append((name, code.joined(separator: "\n"))) }
+                    current = nil
+                } else if current != nil, !line.hasPrefix("import ") { current!.append(line) }  // the prelude imports
+            }
+        }
+        #expect(blocks.count >= 8, "only \(blocks.count) Swift snippets found in \(catalog.path)")
+        // Each snippet in a scope of its own: they may reuse names, as articles do.
+        let source = Self.articlePrelude + "\n" + blocks.map { "do { // \($0.article)\n\($0.code)\n}" }.joined(separator: "\n")
+        let errors = try Self.typecheck(source)
+        #expect(errors.isEmpty, "\(errors)\n\(source)")
+    }
+
     struct Diagnostic: CustomStringConvertible {
         let line: Int
         let text: String
