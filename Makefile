@@ -10,6 +10,8 @@ APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-to
 # ansible-core); zlib inflates the age test kit's vectors; ssh-keygen makes the
 # SSH keys that age recipients and identities are tested with.
 TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client
+# The version's one place is Sources/RWSecretKit/Support/Version.swift.
+VERSION := $(shell sh scripts/version.sh)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
 # needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the
@@ -30,7 +32,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test check-install check-consumer demo bench bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test check-install check-consumer docs api-check api-update release-check demo bench bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -84,6 +86,26 @@ check-install:
 ## and decrypts with RWSecretKit and RNCryptorCompat
 check-consumer:
 	@SWIFT="$(SWIFT)" sh scripts/consumer-check.sh
+
+## docs: RWSecretKit's DocC documentation (Sources/RWSecretKit/RWSecretKit.docc, swift-docc-plugin),
+## into .build/plugins/Swift-DocC/outputs; any warning (a broken link, an unknown symbol) fails it
+docs: deps
+	$(SWIFT) package generate-documentation --target RWSecretKit --warnings-as-errors
+
+## api-check: the public symbols of RWSecretKit and RNCryptorCompat (swift symbolgraph-extract) against
+## the committed api.txt: fails when the count, the digest or any declaration differs
+api-check: deps
+	SWIFT="$(SWIFT)" python3 scripts/api-check.py check
+
+## api-update: rewrites api.txt from the build (commit it with the API change it records)
+api-update: deps
+	SWIFT="$(SWIFT)" python3 scripts/api-check.py update
+
+## release-check: before tagging the version: CHANGELOG.md's section, api-check, the consumer check by
+## URL and `from:` the version, and swift package diagnose-api-breaking-changes against the last
+## tag (skipped, and said, while the repository has no tag)
+release-check: deps
+	SWIFT="$(SWIFT)" sh scripts/release-check.sh
 
 ## fuzz: builds the libFuzzer targets (Fuzz/, into .build-fuzz/) and runs each FUZZ_SECONDS (default 60)
 ## from its seed corpus Fuzz/corpus/TARGET; fails on the first crash (see docs/hacking.md, "Fuzzing and sanitizers")

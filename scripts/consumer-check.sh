@@ -1,7 +1,8 @@
 #!/bin/sh
 # Proves RWSecretKit and RNCryptorCompat consumable by URL and version: clones the
-# committed repository, tags the clone v99.0.0, and builds and runs a throw-away
-# package that depends on it with `.package(url: "file://…", from: "99.0.0")`.
+# committed repository, tags the clone with RWSECRET_CONSUMER_VERSION (default 99.0.0;
+# `make release-check` gives the version of Version.swift), and builds and runs a
+# throw-away package that depends on it with `.package(url: "file://…", from: VERSION)`.
 # SwiftPM refuses unsafe flags in a dependency, so this also proves the manifest clean.
 # Usage: sh scripts/consumer-check.sh   (from anywhere inside the repository)
 set -eu
@@ -12,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # safe.directory: CI may run as root in a checkout another user owns.
 git -c safe.directory="$repo" clone -q "$repo" "$tmp/rwsecret"
-git -C "$tmp/rwsecret" tag v99.0.0
+version=${RWSECRET_CONSUMER_VERSION:-99.0.0}
+git -C "$tmp/rwsecret" tag -f "$version" >/dev/null
 
 mkdir -p "$tmp/consumer/Sources/consumer"
 cat > "$tmp/consumer/Package.swift" <<EOF
@@ -22,7 +24,7 @@ import PackageDescription
 let package = Package(
     name: "consumer",
     dependencies: [
-        .package(url: "file://$tmp/rwsecret", from: "99.0.0"),
+        .package(url: "file://$tmp/rwsecret", from: "$version"),
     ],
     targets: [
         .executableTarget(name: "consumer", dependencies: [
@@ -72,7 +74,7 @@ func kitChain(_ messages: [String], passwords: [String: String], keys: MessageKe
 }
 
 func kitKeys() -> MessageKeys {
-    MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
+    try! MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
 }
 
 func kitEncrypt(_ text: String, keys: MessageKeys) -> String { Base64.encode(RNCryptor.encrypt(Array(text.utf8), keys: keys)) }
@@ -136,4 +138,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: 99.0.0 (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat)"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat)"

@@ -16,7 +16,7 @@ enum FuzzSecrets {
     static let vectorPasswords = ["a", "password", "thepassword", "中文密码",
                                   "It was the best of times, it was the worst of times; it was the age of wisdom, it was the age of foolishness;"]
     /// The key pair of key-based seeds: encryption key 00 01 … 1f, HMAC key 20 21 … 3f.
-    static let keys = MessageKeys(encryptionKey: SecretBytes((0..<32).map { UInt8($0) }),
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes((0..<32).map { UInt8($0) }),
                                   hmacKey: SecretBytes((32..<64).map { UInt8($0) }))
 }
 

@@ -65,7 +65,7 @@ let credentials: [Credential] = {
     list += FuzzSecrets.vectorPasswords.map { .password(SecretBytes(utf8: $0)) }
     // The key pairs of the official v3/key vectors (their messages are seeds as they are).
     func pair(_ encryption: String, _ hmac: String) -> Credential {
-        .keys(MessageKeys(encryptionKey: SecretBytes(Hex.decode(encryption)), hmacKey: SecretBytes(Hex.decode(hmac))))
+        .keys(try! MessageKeys(encryptionKey: SecretBytes(Hex.decode(encryption)), hmacKey: SecretBytes(Hex.decode(hmac))))
     }
     list.append(pair(String(repeating: "00", count: 32), String(repeating: "00", count: 32)))
     list.append(pair("000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f",

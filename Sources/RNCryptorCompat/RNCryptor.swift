@@ -181,7 +181,8 @@ extension RNCryptor {
             precondition(encryptionKey.count == FormatV3.keySize, "encryption key must be 32 bytes")
             precondition(hmacKey.count == FormatV3.keySize, "HMAC key must be 32 bytes")
             precondition(iv.count == FormatV3.ivSize, "IV must be 16 bytes")
-            encryptor = RWSecretKit.Encryptor(keys: MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey)),
+            // The preconditions above are RNCryptor Swift's own: the sizes cannot throw here.
+            encryptor = try! RWSecretKit.Encryptor(keys: MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey)),
                                               iv: [UInt8](iv))
         }
 
@@ -191,7 +192,7 @@ extension RNCryptor {
         public init(password: String, encryptionSalt: Data, hmacSalt: Data, iv: Data) {
             precondition(encryptionSalt.count == FormatV3.saltSize && hmacSalt.count == FormatV3.saltSize, "salts must be 8 bytes")
             precondition(iv.count == FormatV3.ivSize, "IV must be 16 bytes")
-            encryptor = RWSecretKit.Encryptor(password: SecretBytes(utf8: password), encryptionSalt: [UInt8](encryptionSalt),
+            encryptor = try! RWSecretKit.Encryptor(password: SecretBytes(utf8: password), encryptionSalt: [UInt8](encryptionSalt),
                                               hmacSalt: [UInt8](hmacSalt), iv: [UInt8](iv))
         }
 
@@ -229,7 +230,7 @@ extension RNCryptor {
         public init(encryptionKey: Data, hmacKey: Data) {
             precondition(encryptionKey.count == FormatV3.keySize, "encryption key must be 32 bytes")
             precondition(hmacKey.count == FormatV3.hmacSize, "HMAC key must be 32 bytes")
-            let keys = MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey))
+            let keys = try! MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey))  // sizes checked above
             held = HeldDecryption(RWSecretKit.Decryptor(keys: keys), emptyError: .messageTooShort)
         }
 
@@ -295,6 +296,9 @@ private final class HeldDecryption {
         case .unknownVersion, .unknownOptions, .openSSLEnc, .rncryptorV4Draft, .legacyVersion: .unknownHeader
         case .keyBasedMessage, .passwordBasedMessage: .invalidCredentialType
         case .hmacMismatch, .badPadding: .hmacMismatch
+        // Parameters the compat layer checks itself (RNCryptor Swift's preconditions), and
+        // `finalData()` after the first: RNCryptor Swift has no case of its own for them.
+        case .invalidKeySize, .invalidIVSize, .invalidSaltSize, .iterationsOutOfRange, .alreadyFinalized: .invalidCredentialType
         }
     }
 }

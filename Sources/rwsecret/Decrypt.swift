@@ -131,7 +131,7 @@ extension RWSecret {
 
             let opened = OpenedStore()
             let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
-            let client = PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) {
+            let client = try PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) {
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil

@@ -158,7 +158,7 @@ extension RWSecret {
 
         private func makeEncryptor(_ credential: Credential) -> Encryptor {
             switch credential {
-            case .password(let password): Encryptor(password: password, iterations: iterations ?? KeyDerivation.iterations)
+            case .password(let password): try! Encryptor(password: password, iterations: iterations ?? KeyDerivation.iterations)  // validate() checked the range
             case .keys(let keys): Encryptor(keys: keys)
             }
         }

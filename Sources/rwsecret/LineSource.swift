@@ -175,7 +175,7 @@ struct LineSource {
         case .text(let text): bytes = text
         case .tooLong(let prefix):
             let id = idColumn ? prefix.firstIndex(of: Self.tab).map { Array(prefix[..<$0]) } : nil
-            return Row(line: number, id: id, content: .failure(.message(.lineTooLong), hint: .lineTooLong))
+            return Row(line: number, id: id, content: .failure(.lineTooLong, hint: .lineTooLong))
         }
         let whole = Self.trim(bytes[...])
         if whole.isEmpty || whole.first == UInt8(ascii: "#") { return Row(line: number, id: nil, content: .skipped) }
@@ -261,7 +261,7 @@ struct LineSource {
                 // One message over the limit: line too long, and the rest of its rows are skipped.
                 make(Array(segments.dropLast()), of: rows, id: id, firstLine: firstLine, into: &made)
                 let first = rows[start].line
-                made.append(Row(line: first, id: first == firstLine ? id : nil, content: .failure(.message(.lineTooLong), hint: nil)))
+                made.append(Row(line: first, id: first == firstLine ? id : nil, content: .failure(.lineTooLong, hint: nil)))
                 for later in rows[(start + 1)..<end] { made.append(Row(line: later.line, id: nil, content: .continuation(of: first))) }
                 skipping = (first, width)
                 break
@@ -392,12 +392,15 @@ enum RowFailure: Error, CustomStringConvertible {
     case missingID
     /// A message of another kind (age, Ansible Vault) that did not open: the reason, in words.
     case otherKind(String)
+    /// The line is longer than rwsecret reads (1 MiB).
+    case lineTooLong
 
     var description: String {
         switch self {
         case .message(let failure): failure.words
         case .missingID: "no ID (expected ID<TAB>MESSAGE)"
         case .otherKind(let reason): reason
+        case .lineTooLong: "line too long"
         }
     }
 }

@@ -14,7 +14,7 @@ enum Messages {
 
     static let encryptionKey = [UInt8](0..<32)
     static let hmacKey = [UInt8](32..<64)
-    static var keys: MessageKeys { MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey)) }
+    static var keys: MessageKeys { try! MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey)) }
     static var keyHex: String { (encryptionKey + hmacKey).map { String(format: "%02x", $0) }.joined() }
 
     static func keyBased(_ plaintext: String) -> String {

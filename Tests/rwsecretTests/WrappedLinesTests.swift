@@ -22,7 +22,7 @@ struct WrappedLinesTests {
     /// fifth one key-based (an 18-byte header instead of 34).
     static func message(_ length: Int) -> String {
         let plaintext = Array(Self.plaintext(length).utf8)
-        let encryptor = length % 5 == 0 ? Encryptor(keys: Messages.keys) : Encryptor(password: SecretBytes(utf8: "pw"), iterations: 1)
+        let encryptor = length % 5 == 0 ? Encryptor(keys: Messages.keys) : try! Encryptor(password: SecretBytes(utf8: "pw"), iterations: 1)
         return Base64.encode(encryptor.update(plaintext) + encryptor.finalize())
     }
 

@@ -1,4 +1,7 @@
 /// A message opened by the chain: its plaintext, verified, and what opened it.
+///
+/// Only the chain makes one (its initializer is not public), so a `Decrypted` in hand
+/// means a handler verified the message's HMAC before it deciphered it.
 public struct Decrypted: Sendable {
     /// The plaintext. Its HMAC verified before it was deciphered.
     public let plaintext: [UInt8]
@@ -6,7 +9,7 @@ public struct Decrypted: Sendable {
     public let openedBy: Opener
 
     /// A result as the chain makes it.
-    public init(plaintext: [UInt8], openedBy: Opener) {
+    package init(plaintext: [UInt8], openedBy: Opener) {
         self.plaintext = plaintext
         self.openedBy = openedBy
     }
@@ -14,7 +17,7 @@ public struct Decrypted: Sendable {
 
 /// What opened a message: a password of the chain, or the key.
 public enum Opener: Sendable {
-    /// This password (and `ChainPassword.openedForm` says which of its forms).
+    /// This password (its name; never its secret).
     case password(ChainPassword)
     /// The key of key-based messages (`KeyHandler`).
     case key

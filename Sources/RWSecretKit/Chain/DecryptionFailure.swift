@@ -1,7 +1,5 @@
 /// Why a message did not decrypt: facts (the tool words them for a terminal).
 public enum DecryptionFailure: Error, Sendable, Equatable {
-    /// The input line is longer than rwsecret reads (1 MiB).
-    case lineTooLong
     /// The line is not base64 (standard or URL-safe, padded or not).
     case badBase64
     /// A structural problem found before any password was tried.
@@ -28,7 +26,6 @@ extension DecryptionFailure: CustomStringConvertible {
     /// A short English reason, without secrets.
     public var description: String {
         switch self {
-        case .lineTooLong: "line too long"
         case .badBase64: "bad base64"
         case .format(let error): error.description
         case .needsKey: "key-based message and no key to open it"

@@ -33,12 +33,23 @@ public final class PasswordClient: PasswordStoreObserver {
     /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords
     /// and the `keys` of key-based messages.
     /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
-    /// Every handler derives keys with `iterations` PBKDF2 rounds (messages made with another count).
+    /// Every handler derives keys with the format's 10,000 PBKDF2 rounds.
     /// Versions 0 and 1 fail with `.format(.legacyVersion)` unless `legacyFormats` is `.allowed`.
-    public init(runOnly: [ChainPassword], keys: MessageKeys? = nil, iterations: Int = KeyDerivation.iterations,
-                legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) {
+    public convenience init(runOnly: [ChainPassword], keys: MessageKeys? = nil,
+                            legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) {
+        try! self.init(runOnly: runOnly, keys: keys, iterations: KeyDerivation.iterations,  // 10,000 is in range
+                       legacyFormats: legacyFormats, openStore: openStore)
+    }
+
+    /// A client as above whose handlers derive keys with `iterations` PBKDF2 rounds
+    /// (messages made with another count than the format's 10,000).
+    ///
+    /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
+    ///   1...`KeyDerivation.maximumIterations`.
+    public init(runOnly: [ChainPassword], keys: MessageKeys? = nil, iterations: Int,
+                legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) throws(RNCryptorError) {
+        try RNCryptorError.check(iterations: iterations)
         self.legacyFormats = legacyFormats
-        precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         self.runOnly = runOnly
         self.keys = keys
         self.iterations = iterations

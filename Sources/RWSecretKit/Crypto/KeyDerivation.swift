@@ -7,17 +7,12 @@ internal import Synchronization
 
 /// RNCryptor's key derivation: PBKDF2-HMAC-SHA1, 10,000 iterations (by default), 32-byte keys.
 ///
-/// Three interchangeable implementations compute the same function:
-/// - `openssl`: OpenSSL's `PKCS5_PBKDF2_HMAC` (the reference; slow in OpenSSL 3).
-/// - `portable`: HMAC inner/outer SHA-1 states precomputed once per password, then
-///   two `SHA1_Transform` compressions per iteration.
-/// - `sha`: the same precomputation, then the iterations in a C kernel on the x86 SHA
-///   extensions that interleaves two or three independent chains (T1 ∥ T2 of one key,
-///   and the keys of a batch).
-///
-/// The default (`activeImplementation`) is `sha` when the CPU has the SHA extensions
-/// and the kernel passes a known-answer check, otherwise `portable`; the tool and
-/// the bench may force another for measurements (`use(_:)`).
+/// Inside, three interchangeable implementations compute the same function:
+/// OpenSSL's `PKCS5_PBKDF2_HMAC` (the reference; slow in OpenSSL 3); HMAC inner and
+/// outer SHA-1 states precomputed once per password, then two SHA-1 compressions per
+/// iteration; and the same precomputation with the iterations in a C kernel on the
+/// x86 SHA extensions, interleaving two or three independent chains. The last is used
+/// when the CPU has the SHA extensions and the kernel passes a known-answer check.
 public enum KeyDerivation {
     /// The iteration count every RNCryptor version specifies (RNCryptor-C, PHP and
     /// Java let a caller choose another one; the message does not record it).

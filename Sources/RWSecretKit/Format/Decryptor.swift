@@ -14,10 +14,21 @@ public final class Decryptor {
     private let engine: IncrementalDecryptor
     private var held: [UInt8] = []
 
-    /// A decryptor for password-based messages, with `iterations` PBKDF2 rounds.
+    /// A decryptor for password-based messages (10,000 PBKDF2 rounds, the format's).
     /// Versions 0 and 1 throw `legacyVersion` (as soon as the header is read) unless
     /// `legacyFormats` is `.allowed`.
-    public init(password: SecretBytes, iterations: Int = KeyDerivation.iterations, legacyFormats: LegacyFormats = .refused) {
+    public init(password: SecretBytes, legacyFormats: LegacyFormats = .refused) {
+        engine = IncrementalDecryptor(password: password, legacyFormats: legacyFormats)
+    }
+
+    /// A decryptor for password-based messages made with `iterations` PBKDF2 rounds.
+    /// Versions 0 and 1 throw `legacyVersion` (as soon as the header is read) unless
+    /// `legacyFormats` is `.allowed`.
+    ///
+    /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
+    ///   1...`KeyDerivation.maximumIterations`.
+    public init(password: SecretBytes, iterations: Int, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) {
+        try RNCryptorError.check(iterations: iterations)
         engine = IncrementalDecryptor(password: password, iterations: iterations, legacyFormats: legacyFormats)
     }
 
@@ -31,12 +42,14 @@ public final class Decryptor {
 
     /// Feeds the next bytes of the message. Releases nothing: a malformed header or
     /// the wrong kind of credential throws here, everything else at `finalize()`.
+    /// After `finalize()`, throws `alreadyFinalized`.
     public func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) {
         try hold { () throws(RNCryptorError) in try engine.update(data) }
     }
 
     /// Verifies the HMAC (in constant time), then the padding, and returns the whole
     /// plaintext; throws (and wipes what it held) when the message does not verify.
+    /// A second call throws `alreadyFinalized`.
     public func finalize() throws(RNCryptorError) -> [UInt8] {
         try hold { () throws(RNCryptorError) in try engine.finalize() }
         let plaintext = held
@@ -101,7 +114,7 @@ package final class IncrementalDecryptor {
     package func update(_ data: UnsafeRawBufferPointer) throws(RNCryptorError) -> [UInt8] {
         switch state {
         case .finished:
-            preconditionFailure("IncrementalDecryptor used after finalize()")
+            throw .alreadyFinalized
         case .body(let body):
             return body.update(data)
         case .header(var pending):
@@ -119,10 +132,11 @@ package final class IncrementalDecryptor {
 
     /// Verifies the HMAC (in constant time), then the padding, and returns the
     /// last plaintext bytes. Only after this returns is the plaintext authentic.
+    /// A second call (or `update` after it) throws `alreadyFinalized`.
     package func finalize() throws(RNCryptorError) -> [UInt8] {
         defer { state = .finished }
         switch state {
-        case .finished: preconditionFailure("IncrementalDecryptor finalized twice")
+        case .finished: throw .alreadyFinalized
         case .header(let pending):
             _ = try MessageHeader.headerLength(of: pending)
             throw .tooShort
@@ -139,7 +153,7 @@ package final class IncrementalDecryptor {
         case (.password(let password), let salts?):
             let kdfPassword = header.kdfPassword(password)
             let derived = KeyDerivation.keys([(kdfPassword, salts.encryption), (kdfPassword, salts.hmac)], iterations: iterations)
-            return MessageKeys(encryptionKey: derived[0], hmacKey: derived[1])
+            return try MessageKeys(encryptionKey: derived[0], hmacKey: derived[1])
         }
     }
 }

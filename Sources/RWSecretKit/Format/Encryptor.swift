@@ -9,22 +9,37 @@ public final class Encryptor {
     private var headerWritten = false
 
     /// A password-based (options 1) encryptor with fresh random salts and IV.
+    public convenience init(password: SecretBytes) {
+        try! self.init(password: password, iterations: KeyDerivation.iterations)  // 10,000 is in range
+    }
+
+    /// A password-based (options 1) encryptor with fresh random salts and IV, deriving
+    /// its keys with `iterations` PBKDF2 rounds.
     ///
     /// `iterations` other than 10,000 makes a message that only a reader told the
     /// same count can open (the format does not record it; few implementations allow it).
-    public convenience init(password: SecretBytes, iterations: Int = KeyDerivation.iterations) {
-        self.init(password: password,
-                  encryptionSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
-                  hmacSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
-                  iv: Crypto.randomBytes(count: Crypto.blockSize),
-                  iterations: iterations)
+    ///
+    /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
+    ///   1...`KeyDerivation.maximumIterations`.
+    public convenience init(password: SecretBytes, iterations: Int) throws(RNCryptorError) {
+        try self.init(password: password,
+                      encryptionSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
+                      hmacSalt: Crypto.randomBytes(count: MessageHeader.saltSize),
+                      iv: Crypto.randomBytes(count: Crypto.blockSize),
+                      iterations: iterations)
     }
 
     /// A password-based encryptor with the given salts and IV.
     ///
     /// - Warning: For reproducing test vectors only. Reusing salts or IV leaks information.
-    public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8], iterations: Int = KeyDerivation.iterations) {
-        precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
+    /// - Throws: `RNCryptorError.invalidSaltSize` unless each salt is 8 bytes,
+    ///   `.invalidIVSize` unless `iv` is 16 bytes, `.iterationsOutOfRange` unless
+    ///   `iterations` is in 1...`KeyDerivation.maximumIterations`.
+    public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8],
+                iterations: Int = KeyDerivation.iterations) throws(RNCryptorError) {
+        for salt in [encryptionSalt, hmacSalt] where salt.count != MessageHeader.saltSize { throw .invalidSaltSize(salt.count) }
+        try RNCryptorError.check(iv: iv)
+        try RNCryptorError.check(iterations: iterations)
         let derived = KeyDerivation.keys([(password, encryptionSalt), (password, hmacSalt)], iterations: iterations)
         self.header = MessageHeader(salts: (encryptionSalt, hmacSalt), iv: iv)
         authenticator = Authenticator(key: derived[1])
@@ -33,13 +48,15 @@ public final class Encryptor {
 
     /// A key-based (options 0) encryptor with a fresh random IV.
     public convenience init(keys: MessageKeys) {
-        self.init(keys: keys, iv: Crypto.randomBytes(count: Crypto.blockSize))
+        try! self.init(keys: keys, iv: Crypto.randomBytes(count: Crypto.blockSize))  // a 16-byte IV
     }
 
     /// A key-based encryptor with the given IV.
     ///
     /// - Warning: For reproducing test vectors only.
-    public init(keys: MessageKeys, iv: [UInt8]) {
+    /// - Throws: `RNCryptorError.invalidIVSize` unless `iv` is 16 bytes.
+    public init(keys: MessageKeys, iv: [UInt8]) throws(RNCryptorError) {
+        try RNCryptorError.check(iv: iv)
         header = MessageHeader(salts: nil, iv: iv)
         authenticator = Authenticator(key: keys.hmacKey)
         cipher = Cipher(.encrypt, key: keys.encryptionKey, iv: iv)

@@ -2,10 +2,9 @@
 ///
 /// Structural problems (too short, bad length, unknown version or options)
 /// are found by `init`, before any password is tried: no password can fix them.
-/// Then each candidate costs one key derivation per form of the password
-/// (`MessageHeader.kdfPasswords(_:)`: one for ASCII): `hmacKey(for:)` and
-/// `isAuthentic(hmacKey:)` decide, and only the form that matches pays for the
-/// encryption key.
+/// Then each candidate costs one key derivation per form of the password (the
+/// forms RNCryptor implementations wrote a non-ASCII password in; one for ASCII):
+/// the HMAC key decides, and only the form that matches pays for the encryption key.
 ///
 /// Version 0 authenticates the ciphertext only (HMAC-SHA1, padded to 32 bytes
 /// with zeros, which are checked too): its header — salts and counter IV — is
@@ -74,10 +73,12 @@ public struct Message: Sendable {
     /// Decrypts with a password: HMAC key first, encryption key only when it matches.
     ///
     /// Tries every form of the password that an RNCryptor implementation is known
-    /// to have written for this version (`MessageHeader.kdfPasswords(_:)`), in order.
-    /// Versions 0 and 1 throw `legacyVersion` unless `legacyFormats` is `.allowed`.
+    /// to have written for this version, in order (one form for an ASCII password).
+    /// Versions 0 and 1 throw `legacyVersion` unless `legacyFormats` is `.allowed`;
+    /// `iterations` outside 1...`KeyDerivation.maximumIterations` throws `iterationsOutOfRange`.
     public func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations,
                         legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try RNCryptorError.check(iterations: iterations)
         try legacyFormats.check(header)
         guard header.isPasswordBased else { throw .keyBasedMessage }
         for form in header.kdfPasswords(password) where isAuthentic(hmacKey: hmacKey(forKDFPassword: form, iterations: iterations)) {

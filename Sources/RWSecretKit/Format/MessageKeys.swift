@@ -6,8 +6,10 @@ public struct MessageKeys: Sendable {
     public let hmacKey: SecretBytes
 
     /// Keys of exactly 32 bytes each.
-    public init(encryptionKey: SecretBytes, hmacKey: SecretBytes) {
-        precondition(encryptionKey.count == Crypto.keySize && hmacKey.count == Crypto.keySize, "RNCryptor keys are 32 bytes")
+    ///
+    /// - Throws: `RNCryptorError.invalidKeySize` with the size of the first key that is not 32 bytes.
+    public init(encryptionKey: SecretBytes, hmacKey: SecretBytes) throws(RNCryptorError) {
+        for key in [encryptionKey, hmacKey] where key.count != Crypto.keySize { throw .invalidKeySize(key.count) }
         self.encryptionKey = encryptionKey
         self.hmacKey = hmacKey
     }
@@ -15,6 +17,6 @@ public struct MessageKeys: Sendable {
     /// 64 bytes: the encryption key then the HMAC key.
     public init?(concatenated bytes: SecretBytes) {
         guard bytes.count == 2 * Crypto.keySize else { return nil }
-        self.init(encryptionKey: bytes.slice(0..<32), hmacKey: bytes.slice(32..<64))
+        try? self.init(encryptionKey: bytes.slice(0..<32), hmacKey: bytes.slice(32..<64))
     }
 }

@@ -1,4 +1,6 @@
-/// Why a message could not be decrypted.
+/// Why a message could not be decrypted, or why a parameter of the format was refused.
+///
+/// Not frozen: a later version may add cases, so a `switch` over it needs a `default`.
 public enum RNCryptorError: Error, Equatable, Sendable {
     /// Fewer bytes than the header, one 16-byte block and the 32-byte HMAC.
     case tooShort
@@ -24,6 +26,16 @@ public enum RNCryptorError: Error, Equatable, Sendable {
     /// A version 0 or 1 message, whose HMAC does not cover its header (salts and IV),
     /// and legacy formats were not allowed (`LegacyFormats`).
     case legacyVersion(UInt8)
+    /// A key that is not 32 bytes (AES-256 and HMAC-SHA256 keys); the size given.
+    case invalidKeySize(Int)
+    /// An IV that is not 16 bytes; the size given.
+    case invalidIVSize(Int)
+    /// A salt that is not 8 bytes; the size given.
+    case invalidSaltSize(Int)
+    /// A PBKDF2 iteration count below 1 or above `KeyDerivation.maximumIterations`; the count given.
+    case iterationsOutOfRange(Int)
+    /// `update(_:)` or `finalize()` on a decryptor whose `finalize()` has already been called.
+    case alreadyFinalized
 }
 
 extension RNCryptorError: CustomStringConvertible {
@@ -41,11 +53,26 @@ extension RNCryptorError: CustomStringConvertible {
         case .openSSLEnc: "OpenSSL enc format (Salted__), not RNCryptor"
         case .rncryptorV4Draft: "RNCryptor v4 draft format, not supported"
         case .legacyVersion(let v): "version \(v) authenticates the ciphertext only, not its header (legacy formats not allowed)"
+        case .invalidKeySize(let n): "key of \(n) bytes (needs 32)"
+        case .invalidIVSize(let n): "IV of \(n) bytes (needs 16)"
+        case .invalidSaltSize(let n): "salt of \(n) bytes (needs 8)"
+        case .iterationsOutOfRange(let n): "PBKDF2 iteration count \(n) out of range"
+        case .alreadyFinalized: "decryptor already finalized"
         }
     }
 }
 
 extension RNCryptorError {
+    /// Throws `iterationsOutOfRange` unless `iterations` is in 1...`KeyDerivation.maximumIterations`.
+    package static func check(iterations: Int) throws(RNCryptorError) {
+        guard (1...KeyDerivation.maximumIterations).contains(iterations) else { throw .iterationsOutOfRange(iterations) }
+    }
+
+    /// Throws `invalidIVSize` unless `iv` is one AES block (16 bytes).
+    package static func check(iv: [UInt8]) throws(RNCryptorError) {
+        guard iv.count == Crypto.blockSize else { throw .invalidIVSize(iv.count) }
+    }
+
     /// The case's name ("hmacMismatch"), without its value: for the tests' and fuzzers' agreement checks.
     package var caseName: String {
         switch self {
@@ -60,6 +87,11 @@ extension RNCryptorError {
         case .openSSLEnc: "openSSLEnc"
         case .rncryptorV4Draft: "rncryptorV4Draft"
         case .legacyVersion: "legacyVersion"
+        case .invalidKeySize: "invalidKeySize"
+        case .invalidIVSize: "invalidIVSize"
+        case .invalidSaltSize: "invalidSaltSize"
+        case .iterationsOutOfRange: "iterationsOutOfRange"
+        case .alreadyFinalized: "alreadyFinalized"
         }
     }
 }

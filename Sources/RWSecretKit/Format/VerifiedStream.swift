@@ -12,7 +12,9 @@ internal import CLinuxSyscalls
 /// every consumer of the chunk reads it there: every candidate's HMAC and
 /// either
 /// - the decipher of the one candidate (one password, or the key): its
-///   plaintext goes to a `PrivateFile` (no name; see there), or
+///   plaintext goes to a private file (mode 0600, made with `O_TMPFILE`: no name
+///   until it is complete; a random hidden name where the file system has no
+///   `O_TMPFILE`), or
 /// - a private ciphertext spool, when there are several candidates (the key
 ///   that will decipher is known only at the end): after the HMAC picks the
 ///   winner, the spool — which no other process can open or change — is

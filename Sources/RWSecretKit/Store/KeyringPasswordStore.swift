@@ -6,7 +6,8 @@
 /// writing happen under an exclusive lock file so that concurrent `add`s cannot
 /// take the same label.
 ///
-/// libsecret is loaded only when a keyring store is opened (see `CLibSecret/shim.h`).
+/// libsecret is loaded only when a keyring store is opened (a program that never opens
+/// one needs no libsecret at run time).
 public final class KeyringPasswordStore: PasswordStore {
     private let client: SecretServiceClient
     private let lockPath: String

@@ -50,7 +50,7 @@ public typealias StoredSecretsCheck = (_ secret: SecretBytes, _ stored: [SecretB
 /// - `add`, `remove` and `rename` are all-or-nothing, happen under an exclusive lock
 ///   (label choice and the `check` of `add` included, so concurrent writers in other
 ///   processes neither take one label twice nor store one secret twice), and announce
-///   the change to every observer after it has been made (`PasswordStoreObservers`).
+///   the change to every observer after it has been made.
 /// - No error's description may contain a secret.
 public protocol PasswordStore: AnyObject {
     /// The kind of store.

@@ -60,7 +60,7 @@ public enum FileKind: String, Sendable, Equatable {
     case unknown = "special file"
 
     /// `a FIFO`, `a directory`…
-    public var withArticle: String {
+    package var withArticle: String {
         switch self {
         case .fifo: "a FIFO"
         default: "a \(rawValue)"

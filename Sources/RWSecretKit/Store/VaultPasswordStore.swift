@@ -3,7 +3,7 @@ internal import Glibc
 #endif
 
 /// Passwords in an encrypted vault file: one raw RNCryptor v3 message whose
-/// plaintext lists label + secret pairs (`VaultContents`).
+/// plaintext lists label + secret pairs.
 ///
 /// - A vault that does not exist is an empty store; reading it needs no passphrase.
 ///   The first `add` creates it, with a passphrase that passes
@@ -13,7 +13,7 @@ internal import Glibc
 /// - Every change is a read-modify-write under an exclusive `flock` on the lock
 ///   file, so concurrent writers (other processes too) lose nothing, and the checks
 ///   (label free, secret not already stored) see what is stored at that moment.
-/// - Read and written as `VaultFile` says: regular files of at most 16 MiB only,
+/// - Read and written as regular files of at most 16 MiB only,
 ///   replaced atomically (mode 0600, missing folders 0700), no temporary copy left
 ///   behind even when the process is killed.
 /// - A wrong passphrase throws and the file is never rewritten; the passphrase

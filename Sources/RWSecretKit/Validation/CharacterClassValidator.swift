@@ -23,7 +23,7 @@ public struct CharacterClassValidator: PasswordValidator {
         }
 
         /// The characters it allows, in words ("digits 0–9").
-        public var wording: String {
+        package var wording: String {
             switch self {
             case .alpha: "letters a–z and A–Z"
             case .numeric: "digits 0–9"

@@ -16,8 +16,8 @@ public struct CompositeValidator: Sendable {
         NonEmptyValidator(), NoControlCharactersValidator(), MaximumLengthValidator(),
     ]
 
-    /// The default validators (run-only passwords, `encrypt`).
-    public static let runDefault = CompositeValidator(defaultValidators)
+    /// The default validators (the tool's run-only passwords, `encrypt`).
+    package static let runDefault = CompositeValidator(defaultValidators)
 
     /// The minimum length of a new vault's passphrase.
     public static let vaultPassphraseMinimumLength = 8
@@ -26,8 +26,8 @@ public struct CompositeValidator: Sendable {
     public static let newVaultPassphrase = CompositeValidator(
         defaultValidators + [MinimumLengthValidator(minimum: vaultPassphraseMinimumLength)])
 
-    /// What `password add` runs: the defaults, the options given, and "not already stored".
-    public static func passwordAdd(
+    /// What the tool's `password add` runs: the defaults, the options given, and "not already stored".
+    package static func passwordAdd(
         minimumLength: Int?, requirement: CharacterClassValidator.Requirement?, stored: [SecretBytes]
     ) -> CompositeValidator {
         var validators = defaultValidators

@@ -8,8 +8,8 @@ import RWSecretKit
 /// and the stream took the key as a separate argument; none of this compiled.)
 @Suite("Key handler in the chain")
 struct KeyHandlerTests {
-    let keys = MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
-    let otherKeys = MessageKeys(encryptionKey: SecretBytes(Array(repeating: 3, count: 32)), hmacKey: SecretBytes(Array(repeating: 4, count: 32)))
+    let keys = try! MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
+    let otherKeys = try! MessageKeys(encryptionKey: SecretBytes(Array(repeating: 3, count: 32)), hmacKey: SecretBytes(Array(repeating: 4, count: 32)))
 
     /// A client whose store records whether it was opened.
     final class Opened: @unchecked Sendable { var count = 0 }

@@ -70,7 +70,7 @@ struct PasswordDialectTests {
     @Test("a message made with another iteration count opens only with that count")
     func iterations() throws {
         let password = SecretBytes(utf8: "fewer rounds")
-        let encryptor = Encryptor(password: password, iterations: 1_000)
+        let encryptor = try Encryptor(password: password, iterations: 1_000)
         let message = try Message(encryptor.update(Array("hello".utf8)) + encryptor.finalize())
         let candidate = ChainPassword(name: "p", secret: password)
         let right = try PasswordClient(runOnly: [candidate], iterations: 1_000) { nil }.decrypt(message)

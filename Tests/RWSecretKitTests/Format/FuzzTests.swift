@@ -5,7 +5,7 @@ import RWSecretKit
 /// input ends in a typed error (or, for an intact message, its plaintext).
 @Suite("Fuzzing the parser and decryptors")
 struct FuzzTests {
-    static let keys = MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 9, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 8, count: 32)))
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 9, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 8, count: 32)))
 
     /// Mutations of a real message: bit flips, byte overwrites, insertions, deletions, truncations, splices.
     static func mutate(_ message: [UInt8], using rng: inout SeededGenerator) -> [UInt8] {

@@ -82,9 +82,9 @@ struct LegacyV0AndForeignFormatTests {
     /// Random v0-shaped inputs through the structural checks and the incremental body decryptor
     /// with fixed keys (no key derivation): typed errors, never a crash, and both paths agree.
     @Test("random v0-shaped input: typed errors, one-shot and incremental agree")
-    func randomV0() {
+    func randomV0() throws {
         var random = SeededGenerator(seed: 0x7630)
-        let keys = MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 2, count: 32)))
+        let keys = try MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 2, count: 32)))
         for _ in 0..<2_000 {
             let length = Int.random(in: 0...200, using: &random)
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }

@@ -51,7 +51,7 @@ struct PeerInteropTests {
         let message = try Message(bytes)
         let wrong = ChainPassword(name: "wrong", secret: SecretBytes(utf8: "not it"))
         let right = ChainPassword(name: "right", secret: SecretBytes(record.candidate))
-        let client = PasswordClient(runOnly: [wrong, right], iterations: record.iterations, legacyFormats: .allowed) { nil }
+        let client = try PasswordClient(runOnly: [wrong, right], iterations: record.iterations, legacyFormats: .allowed) { nil }
         let result = try client.decrypt(message)
         guard case .success(let decrypted) = result else {
             Issue.record("\(record.testDescription): \(result)")

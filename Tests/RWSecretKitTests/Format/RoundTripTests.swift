@@ -19,7 +19,7 @@ enum CredentialKind: String, CaseIterable, Sendable, CustomTestStringConvertible
 struct RoundTripTests {
     static let sizes = [0, 1, 15, 16, 17, 4095, 1 << 20]
     static let password = SecretBytes(utf8: "round trip ✓ пароль")
-    static let keys = MessageKeys(encryptionKey: SecretBytes(Crypto.randomBytes(count: 32)), hmacKey: SecretBytes(Crypto.randomBytes(count: 32)))
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes(Crypto.randomBytes(count: 32)), hmacKey: SecretBytes(Crypto.randomBytes(count: 32)))
 
     static func encrypt(_ plaintext: [UInt8], _ kind: CredentialKind, _ mode: Mode, rng: inout SeededGenerator) -> [UInt8] {
         switch (kind, mode) {
@@ -80,7 +80,7 @@ struct RoundTripTests {
 struct IncrementalDecryptionTests {
     static let seeds = TestSeeds.with([1, 2, 3, 42, 1234, 99_991])
     static let password = SecretBytes(utf8: "chunky")
-    static let keys = MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 0x11, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 0x22, count: 32)))
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 0x11, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 0x22, count: 32)))
 
     @Test("random chunk sizes from 1 byte upward give the one-shot plaintext", arguments: seeds)
     func randomChunks(seed: UInt64) {

@@ -15,30 +15,30 @@ struct Specimen: Sendable, CustomTestStringConvertible {
     var version: UInt8 { bytes[0] }
 
     static let password = SecretBytes(utf8: "tamper-proof")
-    static let keys = MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 2, count: 32)))
-    static let otherKeys = MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 3, count: 32)))
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 2, count: 32)))
+    static let otherKeys = try! MessageKeys(encryptionKey: SecretBytes([UInt8](repeating: 1, count: 32)), hmacKey: SecretBytes([UInt8](repeating: 3, count: 32)))
 
     /// Small v3 messages, fixed salts and IV so a failure names the same bytes every run.
     static let v3Password: Specimen = {
         let plaintext = Array("one block".utf8)
-        let encryptor = Encryptor(password: password, encryptionSalt: [UInt8](repeating: 0xE5, count: 8), hmacSalt: [UInt8](repeating: 0x4A, count: 8), iv: [UInt8](repeating: 0x1F, count: 16))
+        let encryptor = try! Encryptor(password: password, encryptionSalt: [UInt8](repeating: 0xE5, count: 8), hmacSalt: [UInt8](repeating: 0x4A, count: 8), iv: [UInt8](repeating: 0x1F, count: 16))
         return Specimen(name: "v3 password, 1 block", bytes: encryptor.update(plaintext) + encryptor.finalize(), plaintext: plaintext,
                         credential: .password(password), wrong: .password(SecretBytes(utf8: "tamper-proof!")))
     }()
     static let v3PasswordLonger: Specimen = {
         let plaintext = Array("three blocks of text, forty bytes long.".utf8)
-        let encryptor = Encryptor(password: password, encryptionSalt: [UInt8](repeating: 0xE6, count: 8), hmacSalt: [UInt8](repeating: 0x4B, count: 8), iv: [UInt8](repeating: 0x2F, count: 16))
+        let encryptor = try! Encryptor(password: password, encryptionSalt: [UInt8](repeating: 0xE6, count: 8), hmacSalt: [UInt8](repeating: 0x4B, count: 8), iv: [UInt8](repeating: 0x2F, count: 16))
         return Specimen(name: "v3 password, 3 blocks", bytes: encryptor.update(plaintext) + encryptor.finalize(), plaintext: plaintext,
                         credential: .password(password), wrong: .password(SecretBytes(utf8: "Tamper-proof")))
     }()
     static let v3Keys: Specimen = {
         let plaintext = Array("tamper with me: 33 bytes of text.".utf8)
-        let encryptor = Encryptor(keys: keys, iv: [UInt8](repeating: 0x3C, count: 16))
+        let encryptor = try! Encryptor(keys: keys, iv: [UInt8](repeating: 0x3C, count: 16))
         return Specimen(name: "v3 keys, 3 blocks", bytes: encryptor.update(plaintext) + encryptor.finalize(), plaintext: plaintext,
                         credential: .keys(keys), wrong: .keys(otherKeys))
     }()
     static let v3KeysOneBlock: Specimen = {
-        let encryptor = Encryptor(keys: keys, iv: [UInt8](repeating: 0x3D, count: 16))
+        let encryptor = try! Encryptor(keys: keys, iv: [UInt8](repeating: 0x3D, count: 16))
         return Specimen(name: "v3 keys, 1 block", bytes: encryptor.update([7]) + encryptor.finalize(), plaintext: [7],
                         credential: .keys(keys), wrong: .keys(otherKeys))
     }()
@@ -195,7 +195,7 @@ struct TamperTests {
 @Suite("Bad padding")
 struct BadPaddingTests {
     static let encryptionKey = [UInt8](repeating: 0xAB, count: 32), hmacKey = [UInt8](repeating: 0xCD, count: 32)
-    static let keys = MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey))
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey))
     static let password = "padded cell"
 
     /// Last blocks whose padding is invalid: a zero pad byte, a pad byte over 16, and pad bytes that disagree.

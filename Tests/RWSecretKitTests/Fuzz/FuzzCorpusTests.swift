@@ -13,7 +13,7 @@ struct FuzzCorpusTests {
     static let iterations = 3
     static let passwords = ["fuzz", "a", "password", "thepassword", "中文密码",
                             "It was the best of times, it was the worst of times; it was the age of wisdom, it was the age of foolishness;"]
-    static let keys = MessageKeys(encryptionKey: SecretBytes((0..<32).map { UInt8($0) }), hmacKey: SecretBytes((32..<64).map { UInt8($0) }))
+    static let keys = try! MessageKeys(encryptionKey: SecretBytes((0..<32).map { UInt8($0) }), hmacKey: SecretBytes((32..<64).map { UInt8($0) }))
     /// fuzz-stream's credential table (byte 0 of an input): "fuzz", the key pair, the vectors' passwords.
     static let streamPasswords: [Int: String] = [0: "fuzz", 2: "a", 3: "password", 4: "thepassword", 5: "中文密码",
                                                  6: "It was the best of times, it was the worst of times; it was the age of wisdom, it was the age of foolishness;"]

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+/// What a program that depends on RWSecretKit can and cannot reach (issue 23, items 6 and 7):
+/// snippets typechecked by `swiftc` against the module just built, as a consumer sees it
+/// (no `-package-name`, so `package` symbols are out of reach). Before, every "refused"
+/// snippet typechecked: a program could mint a `Decrypted`, read a chain password's secret
+/// by walking `chainHead()`, and call the tool's own helpers.
+@Suite("The public API as a consumer sees it")
+struct PublicAPITests {
+    /// Each line a consumer must not be able to write, with why.
+    static let refused: [(code: String, why: String)] = [
+        ("func a(_ h: PasswordHandler) -> SecretBytes { h.password.secret }", "a chain password's secret, by walking the chain"),
+        ("func b(_ o: Opener) -> SecretBytes? { if case .password(let p) = o { p.secret } else { nil } }", "the secret of the password that opened a message"),
+        ("func c() -> Decrypted { Decrypted(plaintext: [1], openedBy: .key) }", "a Decrypted that no handler verified"),
+        ("func d(_ p: ChainPassword) -> Any? { p.openedForm }", "ChainPassword.openedForm (the chain's hint)"),
+        ("func e() -> DecryptionFailure { .lineTooLong }", "the tool's line-mode failure"),
+        ("func f() -> String { FileKind.fifo.withArticle }", "the tool's wording of a file kind"),
+        ("func g() -> String { CharacterClassValidator.Requirement.alpha.wording }", "the tool's wording of a requirement"),
+        ("func h() -> CompositeValidator { .runDefault }", "the tool's run-password validators"),
+        ("func i() -> CompositeValidator { .passwordAdd(minimumLength: nil, requirement: nil, stored: []) }", "the tool's password add validators"),
+    ]
+
+    /// What a consumer does write: it must typecheck, or the check above proves nothing.
+    static let allowed = """
+        import RWSecretKit
+        func walk(_ client: PasswordClient) throws -> [String] {
+            var names: [String] = []
+            var handler = try client.chainHead()
+            while let current = handler {
+                if let password = current as? PasswordHandler { names.append(password.password.name) }
+                handler = current.next
+            }
+            return names
+        }
+        func opened(_ result: Decrypted) -> ([UInt8], String?) { (result.plaintext, result.openedBy.passwordName) }
+        let client = PasswordClient(runOnly: [ChainPassword(name: "a", secret: SecretBytes(utf8: "b"))]) { nil }
+        let validators = CompositeValidator(CompositeValidator.defaultValidators)
+        """
+
+    @Test("a consumer's ordinary code typechecks")
+    func allowedCodeTypechecks() throws {
+        let errors = try Self.typecheck(Self.allowed)
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    @Test("secrets, a forged Decrypted and the tool's helpers are out of a consumer's reach")
+    func refusedCodeDoesNotTypecheck() throws {
+        let source = "import RWSecretKit\n" + Self.refused.map(\.code).joined(separator: "\n")
+        let errors = try Self.typecheck(source)
+        for (index, line) in Self.refused.enumerated() {
+            // Line 1 is the import.
+            #expect(errors.contains { $0.line == index + 2 }, "a consumer can reach \(line.why): \(line.code)")
+        }
+    }
+
+    /// What the articles' snippets take as given (their inputs), declared for the typecheck.
+    static let articlePrelude = """
+        import RWSecretKit
+        import Glibc
+        let bytes: [UInt8] = [], keyBasedMessage: [UInt8] = [], firstPart: [UInt8] = [], secondPart: [UInt8] = []
+        let parts: [[UInt8]] = [], encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
+        let client = PasswordClient(runOnly: []) { nil }
+        let lockFile = "", vaultPath = ""
+        func passphraseFromYourConfiguration() -> SecretBytes? { nil }
+        struct Configuration { let primary = "", previous = "" }
+        let configuration = Configuration()
+        """
+
+    @Test("every Swift snippet of the DocC articles typechecks against the built module")
+    func articleSnippetsTypecheck() throws {
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let catalog = root.appendingPathComponent("Sources/RWSecretKit/RWSecretKit.docc")
+        var blocks: [(article: String, code: String)] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted() where name.hasSuffix(".md") {
+            let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
+            var current: [Substring]?
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                if current == nil, line == "```swift" { current = [] }
+                else if let code = current, line == "```" {
+                    // A manifest line (`.package(url:…)`) is Package.swift's, not the library's.
+                    if !code.contains(where: { $0.hasPrefix(".package(") }) { blocks.append((name, code.joined(separator: "\n"))) }
+                    current = nil
+                } else if current != nil, !line.hasPrefix("import ") { current!.append(line) }  // the prelude imports
+            }
+        }
+        #expect(blocks.count >= 8, "only \(blocks.count) Swift snippets found in \(catalog.path)")
+        // Each snippet in a scope of its own: they may reuse names, as articles do.
+        let source = Self.articlePrelude + "\n" + blocks.map { "do { // \($0.article)\n\($0.code)\n}" }.joined(separator: "\n")
+        let errors = try Self.typecheck(source)
+        #expect(errors.isEmpty, "\(errors)\n\(source)")
+    }
+
+    struct Diagnostic: CustomStringConvertible {
+        let line: Int
+        let text: String
+        var description: String { "line \(line): \(text)" }
+    }
+
+    /// Typechecks `source` as a consumer's file against the built RWSecretKit; the errors it gives.
+    static func typecheck(_ source: String) throws -> [Diagnostic] {
+        let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rwsecret-api-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("consumer.swift")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        // The C modules RWSecretKit was built with, as SwiftPM hands them to a dependent.
+        let moduleMaps = ["COpenSSL", "CLibSecret", "CLinuxSyscalls"].map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
+            + [binaries.appendingPathComponent("CSHA1Kernel.build/module.modulemap").path]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swiftc", "-typecheck", "-I", binaries.appendingPathComponent("Modules").path]
+            + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + [file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let prefix = file.path + ":"
+        let errors = text.split(separator: "\n").compactMap { row -> Diagnostic? in
+            guard row.hasPrefix(prefix), row.contains(": error: ") else { return nil }
+            guard let line = Int(row.dropFirst(prefix.count).prefix { $0 != ":" }) else { return nil }
+            return Diagnostic(line: line, text: String(row))
+        }
+        // A failure with no error on a line of the file (swiftc missing, the module not found) is no answer.
+        if process.terminationStatus != 0 && errors.isEmpty { throw TypecheckFailed(output: text) }
+        return errors
+    }
+
+    struct TypecheckFailed: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "swiftc -typecheck failed without a diagnostic on the file: \(output)" }
+    }
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The public API of the library products, as `swift symbolgraph-extract` sees it, against api.txt.
+
+Usage: scripts/api-check.py check|update   (from the repository root; SWIFT names the driver)
+
+Builds RWSecretKit and RNCryptorCompat, extracts each module's public symbol graph (synthesized
+members left out), and writes one line per public symbol: its kind, its path and its declaration.
+`check` fails when the count, the digest or any line differs from the committed api.txt, and
+shows the difference; `update` rewrites api.txt. Every change to the public API is then a
+visible change to api.txt in the same commit (the swift-crypto / swift-nio habit).
+"""
+import difflib
+import glob
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MODULES = ["RWSecretKit", "RNCryptorCompat"]
+SWIFT = os.environ.get("SWIFT", "swift")
+ROOT = os.getcwd()
+API_FILE = os.path.join(ROOT, "api.txt")
+
+
+def run(*args):
+    return subprocess.run(args, check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def public_symbols(module, bin_path, triple, work):
+    out = os.path.join(work, module)
+    os.makedirs(out)
+    module_maps = [os.path.join(ROOT, "Sources", name, "module.modulemap") for name in ("COpenSSL", "CLibSecret", "CLinuxSyscalls")]
+    module_maps.append(os.path.join(bin_path, "CSHA1Kernel.build", "module.modulemap"))
+    args = [SWIFT, "symbolgraph-extract", "-module-name", module, "-target", triple,
+            "-I", os.path.join(bin_path, "Modules"), "-minimum-access-level", "public",
+            "-skip-synthesized-members", "-output-dir", out]
+    for path in module_maps:
+        args += ["-Xcc", "-fmodule-map-file=" + path]
+    subprocess.run(args, check=True)
+    lines = set()
+    for path in glob.glob(os.path.join(out, "*.symbols.json")):
+        with open(path) as f:
+            graph = json.load(f)
+        for symbol in graph["symbols"]:
+            if symbol.get("accessLevel") not in ("public", "open"):
+                continue
+            declaration = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))
+            lines.add("%s %s: %s" % (symbol["kind"]["identifier"], ".".join(symbol["pathComponents"]), " ".join(declaration.split())))
+    return sorted(lines)
+
+
+def render():
+    subprocess.run([SWIFT, "build", "--target", "RNCryptorCompat"], check=True, stdout=subprocess.DEVNULL)
+    bin_path = run(SWIFT, "build", "--show-bin-path")
+    triple = json.loads(run(SWIFT, "-print-target-info"))["target"]["triple"]
+    with tempfile.TemporaryDirectory() as work:
+        symbols = {module: public_symbols(module, bin_path, triple, work) for module in MODULES}
+    body = []
+    for module in MODULES:
+        body += ["[%s]" % module] + symbols[module]
+    digest = hashlib.sha256("\n".join(body).encode()).hexdigest()
+    head = ["# The public API of the library products, one line per public symbol (swift symbolgraph-extract).",
+            "# Rewritten by `make api-update`; `make api-check` fails when the build differs from it."]
+    head += ["%s: %d public symbols" % (module, len(symbols[module])) for module in MODULES]
+    head.append("digest: sha256 %s" % digest)
+    return "\n".join(head + body) + "\n", symbols
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "check"
+    text, symbols = render()
+    counts = ", ".join("%s %d" % (module, len(symbols[module])) for module in MODULES)
+    if mode == "update":
+        with open(API_FILE, "w") as f:
+            f.write(text)
+        print("api.txt rewritten: %s public symbols" % counts)
+        return 0
+    committed = open(API_FILE).read() if os.path.exists(API_FILE) else ""
+    if committed == text:
+        print("api-check: the public API matches api.txt (%s public symbols)" % counts)
+        return 0
+    sys.stdout.writelines(difflib.unified_diff(committed.splitlines(True), text.splitlines(True), "api.txt (committed)", "api.txt (this build)"))
+    print("api-check: the public API differs from api.txt (%s public symbols now); if the change is meant, run `make api-update` and commit api.txt" % counts, file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
