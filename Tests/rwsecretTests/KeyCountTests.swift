@@ -72,7 +72,8 @@ private let scaleModelHookBuilt: Bool = {
 struct ScaleModelTests {
     let dir = TemporaryFolder()
     static let iterations = 100
-    static let delayMicroseconds = 5_000
+    /// Per key: long beside the tool's own work per message (a debug build on a busy machine), short enough for 1,200 messages.
+    static let delayMicroseconds = 8_000
 
     static func message(_ plaintext: String, _ password: String) -> String {
         let encryptor = Encryptor(password: SecretBytes(utf8: password), iterations: iterations)
@@ -102,9 +103,10 @@ struct ScaleModelTests {
     }
 
     // Before (SearchGate let one message at a time walk past the head): 7 or 8 in flight
-    // 0% of the time; ms with 0, 1, … 6 in flight: 41, 406, 3265, 2306, 936, 142, 5.
-    @Test("random draws from three passwords: --jobs 8 keeps 7 or more derivations in flight most of the time, and derives at most 5% more keys than --jobs 1")
-    func randomPasswordsKeepEightGoing() throws {
+    // 0% of the time; ms with 0, 1, … 6 in flight: 41, 406, 3265, 2306, 936, 142, 5. Now about 85%.
+    @Test("random draws from three passwords: --jobs 8 keeps 7 or more derivations in flight most of the time; --jobs 8 and 16 derive at most 5% more keys than --jobs 1",
+          arguments: [8, 16])
+    func randomPasswordsKeepEveryJobGoing(jobs: Int) throws {
         let passwords = ["alpha-1", "bravo-2", "charlie-3"]
         let file = dir.file("passwords", passwords.joined(separator: "\n") + "\n")
         var generator = SeededLCG(seed: 22)
@@ -121,26 +123,32 @@ struct ScaleModelTests {
             serialKeys += order.firstIndex(of: password)! + 2
             latest = password
         }
-        let parallel = try run(jobs: 8, passwords: file, input: lines)
+        let parallel = try run(jobs: jobs, passwords: file, input: lines)
         #expect(parallel.out == plaintexts)
-        let busy = share(atLeast: 7, parallel.inFlight)
-        #expect(busy >= 0.6, "7 or 8 derivations in flight \(Int(busy * 100))% of the time; ms with 0, 1, 2, ...: \(parallel.inFlight)")
-        #expect(Double(parallel.keys) <= Double(serialKeys) * 1.05, "--jobs 8 derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
+        if jobs == 8 {
+            let busy = share(atLeast: 7, parallel.inFlight)
+            #expect(busy >= 0.6, "7 or 8 derivations in flight \(Int(busy * 100))% of the time; ms with 0, 1, 2, ...: \(parallel.inFlight)")
+        }
+        #expect(Double(parallel.keys) <= Double(serialKeys) * 1.05, "--jobs \(jobs) derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
     }
 
     // Before: 20 messages derived 116 keys at --jobs 8 (103 at --jobs 1), 200 messages 487 (463);
     // 7 or 8 in flight 0% of the time, mostly 1 (one message at a time walked past the head).
-    @Test("64 passwords, the right one last: --jobs 8 derives at most 10% more keys than --jobs 1, for 20 and for 200 messages", arguments: [20, 200])
-    func longChainStaysCheap(messages: Int) throws {
+    // Now 103 and 463 at --jobs 8 and 16 in this model.
+    @Test("64 passwords, the right one last: --jobs 8 and 16 derive at most 10% more keys than --jobs 1, for 20 and for 200 messages; --jobs 8 keeps 7 or more derivations in flight most of the time",
+          arguments: [8, 16], [20, 200])
+    func longChainStaysCheap(jobs: Int, messages: Int) throws {
         let wrong = (1...63).map { "wrong-password-\($0)" }
         let file = dir.file("passwords", (wrong + ["the-right-one"]).joined(separator: "\n") + "\n")
         let input = (0..<messages).map { Self.message("m\($0)", "the-right-one") }
         let serialKeys = 64 + 1 + (messages - 1) * 2
-        let parallel = try run(jobs: 8, passwords: file, input: input)
+        let parallel = try run(jobs: jobs, passwords: file, input: input)
         #expect(parallel.out == (0..<messages).map { "m\($0)" })
-        #expect(Double(parallel.keys) <= Double(serialKeys) * 1.1, "--jobs 8 derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
-        let busy = share(atLeast: 7, parallel.inFlight)
-        #expect(busy >= 0.6, "7 or 8 derivations in flight \(Int(busy * 100))% of the time; ms with 0, 1, 2, ...: \(parallel.inFlight)")
+        #expect(Double(parallel.keys) <= Double(serialKeys) * 1.1, "--jobs \(jobs) derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
+        if jobs == 8 {
+            let busy = share(atLeast: 7, parallel.inFlight)
+            #expect(busy >= 0.6, "7 or 8 derivations in flight \(Int(busy * 100))% of the time; ms with 0, 1, 2, ...: \(parallel.inFlight)")
+        }
     }
 }
 
