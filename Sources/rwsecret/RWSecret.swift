@@ -36,8 +36,9 @@ struct RWSecret: ParsableCommand {
         // For measurements: force a PBKDF2 code path (the library reads no environment).
         if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
         #if DEBUG
-        // The scale model (KeyCountTests): every key derivation also sleeps this long. Debug builds only.
-        if let value = getenv("RWSECRET_TEST_KDF_DELAY_US"), let delay = Int(String(cString: value)), delay >= 0 {
+        // The scale model (ScaleModelTests): every key derivation also sleeps this long. Debug builds
+        // only; RWS_, not RWSECRET_: a test hook, not a setting of the tool (those are documented).
+        if let value = getenv("RWS_TEST_KDF_DELAY_US"), let delay = Int(String(cString: value)), delay >= 0 {
             KeyDerivation.delayForTesting(microseconds: delay)
         }
         #endif

@@ -52,7 +52,7 @@ struct KeyCountTests {
     }
 }
 
-/// Whether the tool under test honours `RWSECRET_TEST_KDF_DELAY_US` (built for debugging, as the tests are).
+/// Whether the tool under test honours `RWS_TEST_KDF_DELAY_US` (built for debugging, as the tests are).
 private let scaleModelHookBuilt: Bool = {
     #if DEBUG
     true
@@ -62,7 +62,7 @@ private let scaleModelHookBuilt: Bool = {
 }()
 
 /// The scale model of a many-core machine, on two cores: every key derivation also sleeps
-/// (`RWSECRET_TEST_KDF_DELAY_US`, honoured by debug builds only; messages made with 100
+/// (`RWS_TEST_KDF_DELAY_US`, honoured by debug builds only; messages made with 100
 /// PBKDF2 iterations, so the sleep is nearly all of a derivation's time). A sleeping thread
 /// uses no core, so `--jobs 8` can keep eight derivations in flight here as it would on
 /// eight cores, and the tool's profile of derivations in flight shows whether it does.
@@ -72,8 +72,10 @@ private let scaleModelHookBuilt: Bool = {
 struct ScaleModelTests {
     let dir = TemporaryFolder()
     static let iterations = 100
-    /// Per key: long beside the tool's own work per message (a debug build on a busy machine), short enough for 1,200 messages.
-    static let delayMicroseconds = 8_000
+    /// Per key: long beside the tool's own work per message (about 0.4 ms of a core in a debug
+    /// build: at `--jobs 8` the main thread needs some 6% of a core, so a machine loaded 12 deep
+    /// on two cores still feeds it), short enough for 1,200 messages.
+    static let delayMicroseconds = 16_000
 
     static func message(_ plaintext: String, _ password: String) -> String {
         let encryptor = Encryptor(password: SecretBytes(utf8: password), iterations: iterations)
@@ -82,7 +84,7 @@ struct ScaleModelTests {
 
     /// Runs a decrypt under the model: its stdout lines, keys derived, and milliseconds with 0, 1, 2, … in flight.
     private func run(jobs: Int, passwords: String, input: [String]) throws -> (out: [String], keys: Int, inFlight: [Int]) {
-        let environment = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_TEST_KDF_DELAY_US": "\(Self.delayMicroseconds)"])
+        let environment = RWSecretProcess.environment(home: dir.url, extra: ["RWS_TEST_KDF_DELAY_US": "\(Self.delayMicroseconds)"])
         let result = try RWSecretProcess.run(
             ["decrypt", "--no-store", "--verbose", "--iterations", "\(Self.iterations)", "--jobs", "\(jobs)", "--password-file", passwords],
             stdin: Data((input.joined(separator: "\n") + "\n").utf8), environment: environment)
@@ -135,7 +137,7 @@ struct ScaleModelTests {
     // Before: 20 messages derived 116 keys at --jobs 8 (103 at --jobs 1), 200 messages 487 (463);
     // 7 or 8 in flight 0% of the time, mostly 1 (one message at a time walked past the head).
     // Now 103 and 463 at --jobs 8 and 16 in this model.
-    @Test("64 passwords, the right one last: --jobs 8 and 16 derive at most 10% more keys than --jobs 1, for 20 and for 200 messages; --jobs 8 keeps 7 or more derivations in flight most of the time",
+    @Test("64 passwords, the right one last: --jobs 8 and 16 derive at most 10% more keys than --jobs 1, for 20 and for 200 messages; with 200, --jobs 8 keeps 7 or more derivations in flight most of the time",
           arguments: [8, 16], [20, 200])
     func longChainStaysCheap(jobs: Int, messages: Int) throws {
         let wrong = (1...63).map { "wrong-password-\($0)" }
@@ -145,7 +147,9 @@ struct ScaleModelTests {
         let parallel = try run(jobs: jobs, passwords: file, input: input)
         #expect(parallel.out == (0..<messages).map { "m\($0)" })
         #expect(Double(parallel.keys) <= Double(serialKeys) * 1.1, "--jobs \(jobs) derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
-        if jobs == 8 {
+        // Not with 20: its last 12 messages are 2 keys each, on 8 jobs, so a quarter of its time
+        // has fewer than 8 to do (the model shows 70-85% at 7 or 8).
+        if jobs == 8 && messages >= 200 {
             let busy = share(atLeast: 7, parallel.inFlight)
             #expect(busy >= 0.6, "7 or 8 derivations in flight \(Int(busy * 100))% of the time; ms with 0, 1, 2, ...: \(parallel.inFlight)")
         }

@@ -42,7 +42,7 @@ public final class PasswordHandler: DecryptionHandler {
     /// the nearest message walked, the chain's head when it opened the latest message written, then the
     /// passwords the fewest other walks have claimed, in chain order), and a walk
     /// never waits for another. Whatever the order, the outcome is the chain's: the
-    /// message is opened by the first password in chain order (the latest winner
+    /// message is opened by the first password in chain order (the gate's latest winner
     /// moved first) whose key form matches, and one that nothing opens has tried every
     /// password. With one walk at a time (`--jobs 1`, or no gate) the order is the
     /// chain order with the latest winner first, and no key is derived past the one
@@ -60,8 +60,9 @@ public final class PasswordHandler: DecryptionHandler {
         }
         let names = chain.map(\.password.name)
         // The chain's head is a winner when it opened the latest message written (the client
-        // marks its form); else it is only first in chain order, and divided like the rest.
-        let preferred = chain[0].password.openedForm != nil ? 0 : nil
+        // marks its form; it is second when the gate's latest went first); else the head is
+        // only first in chain order, and divided like the rest.
+        let preferred = chain.prefix(2).firstIndex { $0.password.openedForm != nil }
         var untried = [Bool](repeating: true, count: chain.count)
         var remaining = chain.count
         var failed: [String] = []
@@ -70,7 +71,8 @@ public final class PasswordHandler: DecryptionHandler {
             // The first key alone (it is usually the winner), then a batch only while at least four
             // per thread remain (and the walk is alone: `SearchGate.claim`).
             let count = walk.parallelism > 1 && remaining < chain.count && remaining >= 4 * walk.parallelism ? walk.parallelism : 1
-            let picked = gate.claim(count, of: names, untried: untried, preferred: preferred, walk: number)
+            // In chain order, so that the first match of a batch is the first in order.
+            let picked = gate.claim(count, of: names, untried: untried, preferred: preferred, walk: number).sorted()
             for index in picked { untried[index] = false }
             remaining -= picked.count
             let found = picked.count == 1

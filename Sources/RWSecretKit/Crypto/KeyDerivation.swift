@@ -102,7 +102,7 @@ public enum KeyDerivation {
     /// sleeps k times that, on its thread), and the time spent with each number of threads
     /// inside such a call is recorded (`derivationsInFlightForTesting`). A sleeping thread
     /// uses no core, so two cores can show whether `--jobs 8` keeps eight derivations going.
-    /// `package`: the tool honours it only in debug builds (`RWSECRET_TEST_KDF_DELAY_US`).
+    /// `package`: the tool honours it only in debug builds (`RWS_TEST_KDF_DELAY_US`).
     package static func delayForTesting(microseconds: Int) {
         precondition(microseconds >= 0)
         ScaleModel.delay.store(microseconds, ordering: .relaxed)
