@@ -197,7 +197,7 @@ public enum KeyDerivation {
 /// The state of `KeyDerivation.delayForTesting(microseconds:)` (the scale model).
 private enum ScaleModel {
     static let delay = Atomic<Int>(0)
-    static let profile = Mutex(Profile())
+    static let profile = LockedState(Profile())
 
     struct Profile {
         var inFlight = 0
