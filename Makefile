@@ -106,7 +106,7 @@ bench: deps static-cxx
 ## bench-scaling: issue 22's many-core table (scripts/bench-scaling.sh): `decrypt --jobs N` against N separate
 ## `--jobs 1` processes over 1/N of the lines each, wall, msg/s, keys derived and user CPU, and a 64-password chain
 ## with the right one last; MESSAGES=21000 PASSWORDS=3 JOBS="1 2 4 8 16" (default: powers of two up to the CPUs)
-## LONG=0 LONG_MESSAGES=2000. About 4 minutes on 16 CPUs with SHA-NI at the defaults (docs/performance-scaling.md)
+## LONG=0 LONG_MESSAGES=2000. About 6 minutes on 16 CPUs with SHA-NI at the defaults, most of it --jobs 1 (docs/performance-scaling.md)
 bench-scaling: release
 	bash scripts/bench-scaling.sh "$(DIST)/rwsecret"
 
