@@ -32,7 +32,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test check-install check-consumer docs api-check api-update release-check demo bench bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test check-install check-consumer docs api-check api-update release-check demo bench bench-scaling bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -128,6 +128,13 @@ bench: deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+
+## bench-scaling: issue 22's many-core table (scripts/bench-scaling.sh): `decrypt --jobs N` against N separate
+## `--jobs 1` processes over 1/N of the lines each, wall, msg/s, keys derived and user CPU, and a 64-password chain
+## with the right one last; MESSAGES=21000 PASSWORDS=3 JOBS="1 2 4 8 16" (default: powers of two up to the CPUs)
+## LONG=0 LONG_MESSAGES=2000. About 6 minutes on 16 CPUs with SHA-NI at the defaults, most of it --jobs 1 (docs/performance-scaling.md)
+bench-scaling: release
+	bash scripts/bench-scaling.sh "$(DIST)/rwsecret"
 
 ## bench-peers: the side-by-side (scripts/side-by-side.sh): rwsecret, RNCryptor-C's rn_decrypt (RN_DECRYPT=PATH,
 ## built outside this repository), PyPI rncryptor (installed into a venv under .build when missing) and

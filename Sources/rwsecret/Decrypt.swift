@@ -153,6 +153,12 @@ extension RWSecret {
                 ? try BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities).run(file: files.first ?? "-")
                 : try session.run(files: files.isEmpty ? ["-"] : files)
             global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
+            #if DEBUG
+            if getenv("RWS_TEST_KDF_DELAY_US") != nil {
+                let seconds = KeyDerivation.derivationsInFlightForTesting.map { String(Int(($0 * 1000).rounded())) }
+                global.verboseLine("test: milliseconds with 0, 1, 2, ... key derivations in flight: \(seconds.joined(separator: " "))")
+            }
+            #endif
             throw CommandFailure.silent(status)
         }
 

@@ -12,7 +12,7 @@ final class DecryptSession: @unchecked Sendable {
     let jobs: Int
     private let jobsReason: String
     private let writer: RecordWriter
-    /// Messages in flight walk the rest of the chain one at a time (every key counts).
+    /// Messages in flight divide the chain between them and share each winner (`SearchGate`).
     private let gate = SearchGate()
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?

@@ -318,7 +318,7 @@ private final class EncryptRun: @unchecked Sendable {
     func encrypt(_ plaintext: PlaintextBox) -> [UInt8] {
         let encryptor: Encryptor
         switch credential {
-        case .password(let password): encryptor = Encryptor(password: password, iterations: iterations)
+        case .password(let password): encryptor = try! Encryptor(password: password, iterations: iterations)  // validate() checked the range
         case .keys(let keys): encryptor = Encryptor(keys: keys)
         }
         let message = encryptor.update(plaintext.bytes) + encryptor.finalize()

@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs work items on up to `jobs` threads and delivers their results in submission order.
 ///
@@ -7,7 +10,8 @@ import Dispatch
 /// come, even while the main thread waits for more input). In-flight work is
 /// bounded by `jobs`, and finished-but-undelivered results by a window of
 /// `4 × jobs`, so memory stays bounded whatever the input. With `jobs == 1`
-/// everything runs inline on the calling thread.
+/// everything runs inline on the calling thread; otherwise on up to `jobs` threads of
+/// the pipeline's own (`WorkerThreads`).
 final class OrderedPipeline<Result>: @unchecked Sendable {
     // All mutable state is guarded by `lock`.
     private let jobs: Int
@@ -15,6 +19,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     private let running: DispatchSemaphore
     private let window: DispatchSemaphore
     private let group = DispatchGroup()
+    private let workers: WorkerThreads
     private var pending: [Int: Result] = [:]
     private var nextToSubmit = 0
     private var nextToDeliver = 0
@@ -28,6 +33,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         self.jobs = jobs
         self.deliver = deliver
         running = DispatchSemaphore(value: jobs)
+        workers = WorkerThreads(limit: jobs)
         window = DispatchSemaphore(value: 4 * jobs)
     }
 
@@ -90,7 +96,15 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
             if jobs > 1 { running.signal() }
             finish(sequence, result)
         }
-        if onThisThread { run() } else { DispatchQueue.global().async(group: group, execute: run) }
+        if onThisThread {
+            run()
+        } else {
+            group.enter()
+            workers.run { [group] in
+                run()
+                group.leave()
+            }
+        }
     }
 
     /// Runs the deferred work here, if any, and waits until every result has been delivered.
@@ -111,5 +125,72 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
                 if jobs > 1 { window.signal() }
             }
         }
+    }
+}
+
+/// Threads of a pipeline's own, started as work comes (at most `limit`), that wait for
+/// more once started, until the process ends.
+///
+/// Not Dispatch's global queue: its pool is about as wide as the cores, and it adds a
+/// thread for one that blocks only after a while. A job here is a key derivation, which
+/// holds a core, so `--jobs N` needs N threads at once from the first message, whatever
+/// Dispatch's guess (and the scale model, whose derivations sleep, shows it: on two
+/// cores Dispatch kept two of `--jobs 8`'s derivations in flight, these threads eight).
+private final class WorkerThreads: @unchecked Sendable {
+    // All mutable state is guarded by `lock`; `ready` counts the queued items.
+    private let limit: Int
+    private let lock = Lock()
+    private let ready = DispatchSemaphore(value: 0)
+    private var queue: [@Sendable () -> Void] = []
+    private var threads = 0
+    private var idle = 0
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Runs `work` on an idle thread, or on a new one while fewer than `limit` run.
+    func run(_ work: @escaping @Sendable () -> Void) {
+        let spawn = lock.withLock {
+            queue.append(work)
+            if idle > 0 {
+                idle -= 1
+                return false
+            }
+            guard threads < limit else { return false }
+            threads += 1
+            return true
+        }
+        ready.signal()
+        guard spawn else { return }
+        var attributes = pthread_attr_t()
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self)
+        var started = pthread_attr_init(&attributes) == 0
+        if started {
+            pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+            started = pthread_create(&thread, &attributes, { context in
+                Unmanaged<WorkerThreads>.fromOpaque(context!).takeRetainedValue().serve()
+            }, context.toOpaque()) == 0
+            pthread_attr_destroy(&attributes)
+        }
+        if !started {
+            // No thread to be had: the queued item still runs, on Dispatch's pool.
+            context.release()
+            lock.withLock { threads -= 1 }
+            DispatchQueue.global().async { [self] in runOne() }
+        }
+    }
+
+    /// A thread's life: the queued items, one after another, forever.
+    private func serve() -> Never {
+        while true {
+            runOne()
+            lock.withLock { idle += 1 }
+        }
+    }
+
+    private func runOne() {
+        ready.wait()
+        let work = lock.withLock { queue.removeFirst() }
+        work()
     }
 }

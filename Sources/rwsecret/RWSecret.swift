@@ -35,6 +35,13 @@ struct RWSecret: ParsableCommand {
         ProcessHardening.apply()
         // For measurements: force a PBKDF2 code path (the library reads no environment).
         if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
+        #if DEBUG
+        // The scale model (ScaleModelTests): every key derivation also sleeps this long. Debug builds
+        // only; RWS_, not RWSECRET_: a test hook, not a setting of the tool (those are documented).
+        if let value = getenv("RWS_TEST_KDF_DELAY_US"), let delay = Int(String(cString: value)), delay >= 0 {
+            KeyDerivation.delayForTesting(microseconds: delay)
+        }
+        #endif
         SecretEnvironment.take()
         // decrypt and encrypt will need OpenSSL's set-up (small since no provider fetch is made,
         // but the library's initialisation still reads /proc and the CPU's features): let the other core do it

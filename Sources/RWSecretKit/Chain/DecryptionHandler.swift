@@ -26,7 +26,8 @@ public protocol DecryptionHandler: AnyObject, Sendable {
 public struct ChainWalk: Sendable {
     /// Threads a handler may use to derive the keys of several passwords at once.
     public var parallelism: Int
-    /// Coordinates messages walked at the same time (see `SearchGate`); nil for one message at a time.
+    /// Shared by the messages walked at the same time: they divide the chain and share each
+    /// winner (see `SearchGate`); nil for a message walked on its own.
     public var gate: SearchGate?
     /// Passwords tried so far by earlier handlers of this walk.
     public var tried: Int
@@ -64,8 +65,8 @@ extension DecryptionHandler {
     /// Runs `message` down the chain from this handler, in chain order.
     ///
     /// With `parallelism` > 1, a long rest of the chain is derived that many keys at
-    /// a time (at most `parallelism - 1` keys past the one that matches); `gate`
-    /// coordinates messages decrypted at the same time (`SearchGate`).
+    /// a time (at most `parallelism - 1` keys past the one that matches); `gate` is
+    /// shared by the messages decrypted at the same time (`SearchGate`).
     public func handle(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) -> Result<Decrypted, DecryptionFailure> {
         handle(message, walk: ChainWalk(parallelism: parallelism, gate: gate))
     }

@@ -34,50 +34,70 @@ public final class PasswordHandler: DecryptionHandler {
         self.iterations = iterations
     }
 
-    /// Tries this password and the password handlers after it, in chain order, on a
-    /// password-based message; passes a key-based one on.
+    /// Tries this password and the password handlers after it on a password-based
+    /// message; passes a key-based one on.
     ///
-    /// `walk.gate` coordinates messages decrypted at the same time (`SearchGate`): the
-    /// head is tried at once, but the rest of the chain is walked by one message at a
-    /// time, which first tries the password that opened a message meanwhile.
+    /// `walk.gate` coordinates the messages decrypted at the same time (`SearchGate`):
+    /// the order in which this walk tries the passwords is the gate's (the winner of
+    /// the nearest message walked, the chain's head when it opened the latest message written, then the
+    /// passwords the fewest other walks have claimed, in chain order), and a walk
+    /// never waits for another. Whatever the order, the outcome is the chain's: the
+    /// message is opened by the first password in chain order (the gate's latest winner
+    /// moved first) whose key form matches, and one that nothing opens has tried every
+    /// password. With one walk at a time (`--jobs 1`, or no gate) the order is the
+    /// chain order with the latest winner first, and no key is derived past the one
+    /// that matches (on several threads, a long rest of the chain a few keys at a time).
     public func handle(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
         guard message.header.isPasswordBased else { return passOn(message, walk: walk) }
         var chain: [PasswordHandler] = [self]
         while let following = chain.last?.next as? PasswordHandler { chain.append(following) }
         let last = chain[chain.count - 1]
-        let gate = walk.gate
-        // The password that opened the latest finished message goes first, also when that
-        // message finished after this one was handed its chain.
-        if let latest = gate?.latestOpener, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
+        let gate = walk.gate ?? SearchGate()
+        // The password that opened the latest message goes first, also when that message
+        // finished after this one was handed its chain (its order decides a tie below).
+        if let latest = gate.latestOpener, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
             chain.insert(chain.remove(at: index), at: 0)
         }
-        let head = chain.removeFirst()
-        if let opened = head.tryAlone(message) {
-            gate?.opened(head.password.name)
-            return opened
-        }
-        let found: Match
-        if let gate {
-            found = gate.exclusively { latest in
-                // A message that finished while this one waited: its password goes first.
-                if let latest, let index = chain.firstIndex(where: { $0.password.name == latest }), index > 0 {
-                    chain.insert(chain.remove(at: index), at: 0)
+        let names = chain.map(\.password.name)
+        // The chain's head is a winner when it opened the latest message written (the client
+        // marks its form; it is second when the gate's latest went first); else the head is
+        // only first in chain order, and divided like the rest.
+        let preferred = chain.prefix(2).firstIndex { $0.password.openedForm != nil }
+        var untried = [Bool](repeating: true, count: chain.count)
+        var remaining = chain.count
+        var failed: [String] = []
+        let number = gate.begin()
+        while remaining > 0 {
+            // The first key alone (it is usually the winner), then a batch only while at least four
+            // per thread remain (and the walk is alone: `SearchGate.claim`).
+            let count = walk.parallelism > 1 && remaining < chain.count && remaining >= 4 * walk.parallelism ? walk.parallelism : 1
+            // In chain order, so that the first match of a batch is the first in order.
+            let picked = gate.claim(count, of: names, untried: untried, preferred: preferred, walk: number).sorted()
+            for index in picked { untried[index] = false }
+            remaining -= picked.count
+            let found = picked.count == 1
+                ? chain[picked[0]].tryAlone(message).map { (position: picked[0], form: $0.form, index: $0.index) }
+                : Self.tryTogether(picked.map { chain[$0] }, message: message, threads: walk.parallelism).map {
+                    (position: picked[$0.handler], form: $0.form, index: $0.index)
                 }
-                let found = Self.walk(chain, message: message, tried: walk.tried + 1, parallelism: walk.parallelism)
-                if case .found(let handler, _, _) = found { gate.opened(handler.password.name) }
-                return found
+            guard let found else {
+                gate.tried(picked.map { names[$0] }, walk: number)
+                failed += picked.map { names[$0] }
+                continue
             }
-        } else {
-            found = Self.walk(chain, message: message, tried: walk.tried + 1, parallelism: walk.parallelism)
+            // A password earlier in this walk's order with the same key form would have matched
+            // too (only one not tried yet can): the first in order opens the message, as at --jobs 1.
+            let (opener, form, index) = Self.firstInOrder(chain, untried: untried, before: found.position, form: found.form, header: message.header)
+                ?? (chain[found.position], found.form, found.index)
+            // The rest of the batch counts as tried in vain (the first match in it is the winner).
+            gate.tried(picked.map { names[$0] }, matched: names[found.position], opener: opener.password.name, walk: number)
+            gate.end(failed: failed + picked.map { names[$0] }.filter { $0 != names[found.position] })
+            return opener.open(message, form: form, index: index)
         }
-        // The encryption key and the decipher are outside the gate: only the walk is shared.
-        switch found {
-        case .found(let handler, let form, let index): return handler.open(message, form: form, index: index)
-        case .none(let tried):
-            var rest = walk
-            rest.tried = tried
-            return last.passOn(message, walk: rest)
-        }
+        gate.end(failed: failed)
+        var rest = walk
+        rest.tried = walk.tried + chain.count
+        return last.passOn(message, walk: rest)
     }
 
     /// Every form of this password that might have made a message with `header`
@@ -89,47 +109,46 @@ public final class PasswordHandler: DecryptionHandler {
         }
     }
 
-    /// What a walk of the chain found: the handler and form whose HMAC matched, or how many passwords it tried.
-    private enum Match {
-        case found(PasswordHandler, form: SecretBytes, index: Int)
-        case none(tried: Int)
-    }
-
     /// Tries this password alone, each form one key at a time: the form that opened the
-    /// previous message first (it usually opens this one), then the others.
-    private func tryAlone(_ message: Message) -> Result<Decrypted, DecryptionFailure>? {
+    /// previous message first (it usually opens this one), then the others. Returns the
+    /// form whose HMAC matched, and its index.
+    private func tryAlone(_ message: Message) -> (form: SecretBytes, index: Int)? {
         let forms = message.header.kdfPasswords(password.secret)
         var first = 0
         if let opened = password.openedForm, opened.version == message.header.version, opened.index < forms.count { first = opened.index }
         for index in [first] + forms.indices.filter({ $0 != first })
         where message.isAuthentic(hmacKey: message.hmacKey(forKDFPassword: forms[index], iterations: iterations)) {
-            return open(message, form: forms[index], index: index)
+            return (forms[index], index)
         }
         return nil
     }
 
-    /// Walks `handlers` in order: one key at a time, or `parallelism` handlers' keys at
-    /// once while at least four per thread remain.
-    private static func walk(_ handlers: [PasswordHandler], message: Message, tried: Int, parallelism: Int) -> Match {
-        var tried = tried
-        var position = 0
-        while position < handlers.count {
-            let remaining = handlers.count - position
-            let count = parallelism > 1 && remaining >= 4 * parallelism ? parallelism : 1
-            let batch = Array(handlers[position..<(position + count)])
-            let forms = batch.map { message.header.kdfPasswords($0.password.secret) }
-            let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: count, iterations: handlers[position].iterations)
-            var next = 0
-            for (handler, handlerForms) in zip(batch, forms) {
-                for (index, form) in handlerForms.enumerated() {
-                    defer { next += 1 }
-                    if message.isAuthentic(hmacKey: keys[next]) { return .found(handler, form: form, index: index) }
-                }
-                tried += 1
+    /// Derives the keys of every form of `handlers` at once, on up to `threads` threads;
+    /// returns the first (in the order given) whose HMAC matched: its position in
+    /// `handlers`, the form and its index.
+    private static func tryTogether(_ handlers: [PasswordHandler], message: Message, threads: Int) -> (handler: Int, form: SecretBytes, index: Int)? {
+        let forms = handlers.map { message.header.kdfPasswords($0.password.secret) }
+        let keys = hmacKeys(for: message, forms: forms.flatMap { $0 }, threads: threads, iterations: handlers[0].iterations)
+        var next = 0
+        for (position, handlerForms) in forms.enumerated() {
+            for (index, form) in handlerForms.enumerated() {
+                defer { next += 1 }
+                if message.isAuthentic(hmacKey: keys[next]) { return (position, form, index) }
             }
-            position += count
         }
-        return .none(tried: tried)
+        return nil
+    }
+
+    /// The first handler of `order` before `position`, not tried yet, that has `form` among
+    /// its key forms (two chain names for one secret, or a password and another's other
+    /// normalization form): it is the one chain order says opens the message.
+    private static func firstInOrder(_ order: [PasswordHandler], untried: [Bool], before position: Int, form: SecretBytes,
+                                     header: MessageHeader) -> (PasswordHandler, SecretBytes, Int)? {
+        for candidate in 0..<position where untried[candidate] {
+            let forms = header.kdfPasswords(order[candidate].password.secret)
+            if let index = forms.firstIndex(where: { $0.isEqual(to: form) }) { return (order[candidate], forms[index], index) }
+        }
+        return nil
     }
 
     /// Deciphers a message whose HMAC matched under `form` (number `index`) of this handler's password.

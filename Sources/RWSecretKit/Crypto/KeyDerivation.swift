@@ -68,6 +68,7 @@ public enum KeyDerivation {
     /// Derives one 32-byte key from `password` and `salt` with `iterations` rounds (≥ 1).
     package static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations) -> SecretBytes {
         derived.add(1, ordering: .relaxed)
+        defer { ScaleModel.derive(count: 1) }
         return key(password: password, salt: salt, iterations: iterations, using: active)
     }
 
@@ -77,6 +78,7 @@ public enum KeyDerivation {
     /// calling `key(password:salt:iterations:)` for each pair.
     package static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations) -> [SecretBytes] {
         derived.add(requests.count, ordering: .relaxed)
+        defer { ScaleModel.derive(count: requests.count) }
         return keys(requests, iterations: iterations, using: active)
     }
 
@@ -89,6 +91,21 @@ public enum KeyDerivation {
     package static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations, using implementation: Implementation) -> [SecretBytes] {
         pbkdf2SHA1(requests, iterations: effective(iterations), keyLength: Crypto.keySize, using: implementation)
     }
+
+    /// Test-only hook, the scale model of a many-core machine: from now on every key that
+    /// `key(password:salt:)` and `keys(_:)` derive also takes `microseconds` (a call for k keys
+    /// sleeps k times that, on its thread), and the time spent with each number of threads
+    /// inside such a call is recorded (`derivationsInFlightForTesting`). A sleeping thread
+    /// uses no core, so two cores can show whether `--jobs 8` keeps eight derivations going.
+    /// `package`: the tool honours it only in debug builds (`RWS_TEST_KDF_DELAY_US`).
+    package static func delayForTesting(microseconds: Int) {
+        precondition(microseconds >= 0)
+        ScaleModel.delay.store(microseconds, ordering: .relaxed)
+    }
+
+    /// Seconds spent with 0, 1, 2, … threads inside a key derivation, from the first
+    /// derivation's start to the latest one's end; empty unless `delayForTesting` was called.
+    package static var derivationsInFlightForTesting: [Double] { ScaleModel.profile.withLock { $0.seconds } }
 
     /// The largest iteration count accepted (OpenSSL takes a C int).
     public static let maximumIterations = Int(Int32.max)
@@ -169,5 +186,46 @@ public enum KeyDerivation {
             && matches(triple[0], expectedThree)
             && matches(five[0].slice(0..<32), expectedTwo)
             && matches(five[1], expectedThree)
+    }
+}
+
+/// The state of `KeyDerivation.delayForTesting(microseconds:)` (the scale model).
+private enum ScaleModel {
+    static let delay = Atomic<Int>(0)
+    static let profile = LockedState(Profile())
+
+    struct Profile {
+        var inFlight = 0
+        var since: Double?
+        var seconds: [Double] = []
+
+        /// Counts the time at the current level, then moves to `inFlight + change`.
+        mutating func step(_ change: Int) {
+            let now = ScaleModel.now()
+            if let since {
+                while seconds.count <= inFlight { seconds.append(0) }
+                seconds[inFlight] += now - since
+            }
+            since = now
+            inFlight += change
+        }
+    }
+
+    /// The delay of `count` keys just derived on this thread, counted as one thread in flight
+    /// (called after the real derivation, so its keys are real).
+    static func derive(count: Int) {
+        let microseconds = delay.load(ordering: .relaxed)
+        guard microseconds > 0, count > 0 else { return }
+        profile.withLock { $0.step(1) }
+        var request = timespec(tv_sec: microseconds * count / 1_000_000, tv_nsec: (microseconds * count % 1_000_000) * 1000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        profile.withLock { $0.step(-1) }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
