@@ -2,11 +2,12 @@
 # everything else is installed by `make deps`.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11
+APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11 zlib1g-dev libbz2-dev
 # `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
 # and count instructions under callgrind; the age and Ansible Vault round trips run the peers
-# themselves (`age`, `ansible-vault` from ansible-core); zlib inflates the age test kit's vectors.
-TEST_APT_PACKAGES := strace valgrind age ansible-core zlib1g-dev
+# themselves (`age`, `ansible-vault` from ansible-core, `gpg` from gnupg); zlib inflates the age
+# test kit's vectors.
+TEST_APT_PACKAGES := strace valgrind age ansible-core zlib1g-dev gnupg
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
 # needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the

@@ -12,6 +12,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/err.h>
+#include <openssl/provider.h>
 
 /* OpenSSL's built-in AES-256 and SHA implementations reached through their legacy method
    tables, without a provider fetch. A fetch in OpenSSL 3.0 builds the name table and

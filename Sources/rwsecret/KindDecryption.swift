@@ -82,7 +82,11 @@ struct KindDecryption {
 
     /// The reason a message of another kind did not open, and the run's status for it.
     func words(_ failure: KindFailure) -> (String, ExitStatus) {
-        let what = failure.kind == .age ? "age file" : "Ansible Vault"
+        let what = switch failure.kind {
+        case .age: "age file"
+        case .openpgp: "OpenPGP message"
+        default: "Ansible Vault"
+        }
         switch failure.error {
         case .noMatch(let types) where failure.kind == .age:
             let ours = types.filter { $0 == "scrypt" || $0 == "X25519" }
@@ -102,7 +106,7 @@ struct KindDecryption {
             return ("\(error)", error.isMissingInput ? .noInput : .ioError)
         case .tooLarge(let limit):
             return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload:
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused:
             return ("\(what): \(failure.error)", .failure)
         }
     }
@@ -146,10 +150,6 @@ extension KindDecryption {
         if let kind = MessageKinds.detect(prefix[...]) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place)]
-        }
-        if MessageKinds.isOpenPGP(prefix[...]) {
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: .openpgp, wholeFile: true)
-            return [KindRecord(place: place, result: .failure(.otherKind(Self.openPGPHint)), winner: nil)]
         }
         guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))

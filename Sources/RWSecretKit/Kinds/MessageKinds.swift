@@ -4,6 +4,7 @@ package enum MessageKinds {
     package static let registered: [any MessageKind.Type] = [
         AgeKind.self,
         AnsibleVaultKind.self,
+        OpenPGPKind.self,
     ]
 
     /// The kind whose content `prefix` (the first `detectionLength` bytes of an input) begins.
