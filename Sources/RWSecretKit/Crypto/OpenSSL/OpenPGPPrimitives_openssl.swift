@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import Synchronization
 
 /// OpenSSL's providers for OpenPGP's older algorithms: CAST5 and Blowfish (and RIPEMD-160 in
 /// OpenSSL 3.0 before 3.0.7) live only in the legacy provider, which is loaded on first need.
@@ -13,8 +14,33 @@ enum OpenSSLProviders {
         return loaded
     }()
 
-    /// Fetches the cipher `name`, from the legacy provider when the default one lacks it.
+    /// A fetched algorithm (never freed: fetched once per name and process, shared by every context).
+    private struct Fetched: @unchecked Sendable { let pointer: OpaquePointer? }
+    private static let ciphers = Mutex<[String: Fetched]>([:])
+    private static let digests = Mutex<[String: Fetched]>([:])
+
+    /// The cipher `name`, fetched once (a fetch costs far more than the S2K of a quick check).
     static func cipher(_ name: String) -> OpaquePointer? {
+        ciphers.withLock { cache in
+            if let known = cache[name] { return known.pointer }
+            let fetched = fetchCipher(name)
+            cache[name] = Fetched(pointer: fetched)
+            return fetched
+        }
+    }
+
+    /// The digest `name`, fetched once.
+    static func digest(_ name: String) -> OpaquePointer? {
+        digests.withLock { cache in
+            if let known = cache[name] { return known.pointer }
+            let fetched = fetchDigest(name)
+            cache[name] = Fetched(pointer: fetched)
+            return fetched
+        }
+    }
+
+    /// Fetches the cipher `name`, from the legacy provider when the default one lacks it.
+    private static func fetchCipher(_ name: String) -> OpaquePointer? {
         Crypto.initializeOpenSSL()
         if let cipher = EVP_CIPHER_fetch(nil, name, nil) { return cipher }
         ERR_clear_error()
@@ -24,7 +50,7 @@ enum OpenSSLProviders {
     }
 
     /// Fetches the digest `name`, from the legacy provider when the default one lacks it.
-    static func digest(_ name: String) -> OpaquePointer? {
+    private static func fetchDigest(_ name: String) -> OpaquePointer? {
         Crypto.initializeOpenSSL()
         if let md = EVP_MD_fetch(nil, name, nil) { return md }
         ERR_clear_error()
@@ -51,10 +77,7 @@ package final class OpenPGPDigest {
         reset()
     }
 
-    deinit {
-        EVP_MD_CTX_free(context)
-        EVP_MD_free(md)
-    }
+    deinit { EVP_MD_CTX_free(context) }
 
     /// Starts a new hash.
     package func reset() {
@@ -108,10 +131,7 @@ package final class OpenPGPCFBDecryptor {
         guard ok else { return nil }
     }
 
-    deinit {
-        EVP_CIPHER_CTX_free(context)
-        EVP_CIPHER_free(cipher)
-    }
+    deinit { EVP_CIPHER_CTX_free(context) }
 
     /// Decrypts `input` into `output` (as many bytes), going on from where the last call ended.
     package func decrypt(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {

@@ -13,7 +13,7 @@ internal import Glibc
 package enum OpenPGPKind: MessageKind {
     package static let name = MessageKindName.openpgp
     /// The packet tags that may begin a message in binary form.
-    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 18]
+    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 11, 18]
 
     /// One symmetric-key encrypted session key packet (v4).
     package struct SKESK: Sendable {
@@ -82,6 +82,7 @@ package enum OpenPGPKind: MessageKind {
         case 2: return v == 3 || v == 4 || v == 5 || v == 6
         case 8: return v <= 3
         case 10: return prefix[bodyStart...].starts(with: "PGP".utf8)
+        case 11: return Array("btulm1".utf8).contains(v)
         default: return true
         }
     }
