@@ -54,6 +54,7 @@ struct KindDecryption {
         if case .password(let password) = opened.openedBy { session.client.messageFinished(openedBy: .password(password)) }
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
+        if let literal = opened.literal { session.global.verboseLine("literal data: \(literal.words) (not used as a path)") }
         do {
             switch destination {
             case .file(let path):
@@ -117,6 +118,32 @@ struct KindDecryption {
     }
 }
 
+extension LiteralData {
+    /// `file name "NAME", date 2026-11-27T05:53:00Z` (the name escaped; "no date" for 0).
+    var words: String {
+        "file name \"\(Output.escaped(String(decoding: name, as: UTF8.self)))\", " + (date == 0 ? "no date" : "date \(isoDate)")
+    }
+
+    /// The date as ISO 8601 UTC (`1970-01-01T00:00:00Z`).
+    var isoDate: String {
+        let seconds = Int(date)
+        let days = seconds / 86_400
+        let rest = seconds % 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
+    }
+}
+
 extension KindOpener {
     /// The stored label, where a run-only password came from, or the identity file.
     var words: String {
@@ -169,7 +196,10 @@ extension KindDecryption {
         let sink = MemoryPlaintext(limit: Self.lineModeLimit)
         do {
             let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, into: sink)
-            session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
+            session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
+                                       + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
+            var place = place
+            place.literal = opened.literal
             let opener: Opener
             var winner: ChainPassword?
             switch opened.openedBy {

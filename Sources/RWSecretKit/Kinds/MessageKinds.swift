@@ -54,6 +54,8 @@ package struct KindOpened {
     package let openedBy: KindOpener
     /// Passwords tried (identities are not counted).
     package let tried: Int
+    /// The file name and date the message carries (OpenPGP).
+    package var literal: LiteralData? = nil
 }
 
 extension MessageKinds {
@@ -76,7 +78,7 @@ extension MessageKinds {
                 if index < passwords.count { triedPasswords += 1 }
                 do { try K.decryptBody(header, key: key, from: input, into: sink) } catch { throw KindFailure(kind: K.name, error: error, tried: triedPasswords) }
                 let opener: KindOpener = index < passwords.count ? .password(passwords[index]) : .identity(identities[index - passwords.count].name)
-                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords)
+                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords, literal: K.literal(header))
             }
         }
         throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords)

@@ -37,7 +37,7 @@ package enum OpenPGPKind: MessageKind {
         /// The outer packet stream (after the SEIPD packet only its end is expected).
         let packets: KindInput
         /// The literal data packet's file name and date, once decrypted (shown, never used as a path).
-        package private(set) var literal: (name: [UInt8], date: UInt32, format: UInt8)?
+        package private(set) var literal: LiteralData?
 
         init(skesks: [SKESK], publicKeyIDs: [String], armored: Bool, prefix: [UInt8], body: OpenPGPBodySource, packets: KindInput) {
             self.skesks = skesks
@@ -48,7 +48,7 @@ package enum OpenPGPKind: MessageKind {
             self.packets = packets
         }
 
-        fileprivate func setLiteral(_ value: (name: [UInt8], date: UInt32, format: UInt8)) { literal = value }
+        fileprivate func setLiteral(_ value: LiteralData) { literal = value }
     }
 
     /// A session key: its cipher and bytes.
@@ -159,6 +159,8 @@ package enum OpenPGPKind: MessageKind {
     }
 
     package static func describeNoMatch(_ header: Header) -> [String] { [] }
+
+    package static func literal(_ header: Header) -> LiteralData? { header.literal }
 
     package static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<SessionKey> {
         guard case .password(let password) = credential else { return .notApplicable }
@@ -277,7 +279,7 @@ package enum OpenPGPKind: MessageKind {
                 let name = try body.readPrefix(Int(start[1]))
                 let date = try body.readPrefix(4)
                 guard name.count == Int(start[1]), date.count == 4 else { throw .payload("a literal data packet cut short") }
-                header.setLiteral((name, date.reduce(0) { $0 << 8 | UInt32($1) }, start[0]))
+                header.setLiteral(LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) }))
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
                 defer {
                     Crypto.cleanse(buffer)
