@@ -195,6 +195,17 @@ struct OpenPGPFixturesTests {
         #expect(!cut.isSuccess && sunk == 0)
     }
 
+    @Test("the fuzz target's gpg seeds (Fuzz/corpus/openpgp/seed*) open with the fuzz password, so the fuzzer starts past the MDC")
+    func fuzzSeeds() throws {
+        let folder = Fixtures.directory.deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/openpgp")
+        let seeds = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("seed") }
+        #expect(seeds.count >= 4)
+        for seed in seeds {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(seed)))
+            #expect(try openPGP(bytes, [Array("fuzz".utf8)]).result.get().plaintext == Array("fuzz seed\n".utf8), "\(seed)")
+        }
+    }
+
     @Test("malformed input: errors, never a crash (every prefix of a message, and random packets)")
     func malformed() throws {
         let fixture = try #require(OpenPGPFixture.all.first { $0.file == "camellia192-sha224-zlib.gpg" })

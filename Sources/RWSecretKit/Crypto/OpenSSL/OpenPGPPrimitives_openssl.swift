@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import Synchronization
 
 /// OpenSSL's providers for OpenPGP's older algorithms: CAST5 and Blowfish (and RIPEMD-160 in
 /// OpenSSL 3.0 before 3.0.7) live only in the legacy provider, which is loaded on first need.
@@ -14,30 +13,23 @@ enum OpenSSLProviders {
         return loaded
     }()
 
-    /// A fetched algorithm (never freed: fetched once per name and process, shared by every context).
+    /// A fetched algorithm (never freed: fetched once per process, shared by every context).
     private struct Fetched: @unchecked Sendable { let pointer: OpaquePointer? }
-    private static let ciphers = Mutex<[String: Fetched]>([:])
-    private static let digests = Mutex<[String: Fetched]>([:])
+    /// OpenPGP's ciphers and digests, fetched together on first use (a fetch costs far more
+    /// than the S2K of a quick check, so never one per try).
+    private static let ciphers: [String: Fetched] = Dictionary(uniqueKeysWithValues: [
+        "DES-EDE3-CFB", "CAST5-CFB", "BF-CFB", "AES-128-CFB", "AES-192-CFB", "AES-256-CFB",
+        "CAMELLIA-128-CFB", "CAMELLIA-192-CFB", "CAMELLIA-256-CFB",
+    ].map { ($0, Fetched(pointer: fetchCipher($0))) })
+    private static let digests: [String: Fetched] = Dictionary(uniqueKeysWithValues: [
+        "MD5", "SHA1", "RIPEMD160", "SHA224", "SHA256", "SHA384", "SHA512", "SHA3-256", "SHA3-512",
+    ].map { ($0, Fetched(pointer: fetchDigest($0))) })
 
-    /// The cipher `name`, fetched once (a fetch costs far more than the S2K of a quick check).
-    static func cipher(_ name: String) -> OpaquePointer? {
-        ciphers.withLock { cache in
-            if let known = cache[name] { return known.pointer }
-            let fetched = fetchCipher(name)
-            cache[name] = Fetched(pointer: fetched)
-            return fetched
-        }
-    }
+    /// The cipher `name` (one of OpenPGP's, in CFB mode).
+    static func cipher(_ name: String) -> OpaquePointer? { ciphers[name]?.pointer }
 
-    /// The digest `name`, fetched once.
-    static func digest(_ name: String) -> OpaquePointer? {
-        digests.withLock { cache in
-            if let known = cache[name] { return known.pointer }
-            let fetched = fetchDigest(name)
-            cache[name] = Fetched(pointer: fetched)
-            return fetched
-        }
-    }
+    /// The digest `name` (one of OpenPGP's).
+    static func digest(_ name: String) -> OpaquePointer? { digests[name]?.pointer }
 
     /// Fetches the cipher `name`, from the legacy provider when the default one lacks it.
     private static func fetchCipher(_ name: String) -> OpaquePointer? {
