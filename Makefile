@@ -2,14 +2,15 @@
 # everything else is installed by `make deps`.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11
+APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11 zlib1g-dev libbz2-dev
 # `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
 # and count instructions under callgrind; `decrypt --binary -o` is tested on a bindfs (FUSE)
 # mount, a filesystem without O_TMPFILE (skipped, saying so, where there is no /dev/fuse); the
 # age and Ansible Vault round trips run the peers themselves (`age`, `ansible-vault` from
 # ansible-core); zlib inflates the age test kit's vectors; ssh-keygen makes the
-# SSH keys that age recipients and identities are tested with.
-TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client
+# SSH keys that age recipients and identities are tested with; gpg (gnupg) makes the OpenPGP
+# messages of the round trips.
+TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client gnupg
 # The version's one place is Sources/RWSecretKit/Support/Version.swift.
 VERSION := $(shell sh scripts/version.sh)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

@@ -28,17 +28,23 @@ let package = Package(
         ),
         // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
         .systemLibrary(name: "CLinuxSyscalls"),
-        // zlib (tests only, for now: the compressed vectors of the C2SP age test kit).
+        // zlib: OpenPGP's ZIP and ZLIB compressed data (and, in the tests, the compressed vectors
+        // of the C2SP age test kit).
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libbz2: OpenPGP's BZip2 compressed data.
+        .systemLibrary(
+            name: "CBZip2",
+            providers: [.apt(["libbz2-dev"])]
+        ),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
         .target(
             name: "RWSecretKit",
-            dependencies: ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel"],
+            dependencies: ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2"],
             linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(

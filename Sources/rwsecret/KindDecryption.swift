@@ -66,6 +66,7 @@ struct KindDecryption {
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
+        if let literal = opened.literal { session.global.verboseLine("literal data: \(literal.words) (not used as a path)") }
         do {
             switch destination {
             case .file(let path):
@@ -94,7 +95,11 @@ struct KindDecryption {
 
     /// The reason a message of another kind did not open, and the run's status for it.
     func words(_ failure: KindFailure) -> (String, ExitStatus) {
-        let what = failure.kind == .age ? "age file" : "Ansible Vault"
+        let what = switch failure.kind {
+        case .age: "age file"
+        case .openpgp: "OpenPGP message"
+        default: "Ansible Vault"
+        }
         switch failure.error {
         case .noMatch(let types) where failure.kind == .age:
             let ours = types.filter { $0 == "scrypt" || $0 == "X25519" || $0 == "ssh-ed25519" || $0 == "ssh-rsa" }
@@ -116,7 +121,7 @@ struct KindDecryption {
             return ("\(error)", error.isMissingInput ? .noInput : .ioError)
         case .tooLarge(let limit):
             return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload:
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused:
             return ("\(what): \(failure.error)", .failure)
         }
     }
@@ -124,6 +129,32 @@ struct KindDecryption {
     private func report(_ name: String, _ reason: String, _ status: ExitStatus) -> ExitStatus {
         Output.standardError.line("rwsecret: \(Output.escaped(name)): \(reason)")
         return status
+    }
+}
+
+extension LiteralData {
+    /// `file name "NAME", date 2026-11-27T05:53:00Z` (the name escaped; "no date" for 0).
+    var words: String {
+        "file name \"\(Output.escaped(String(decoding: name, as: UTF8.self)))\", " + (date == 0 ? "no date" : "date \(isoDate)")
+    }
+
+    /// The date as ISO 8601 UTC (`1970-01-01T00:00:00Z`).
+    var isoDate: String {
+        let seconds = Int(date)
+        let days = seconds / 86_400
+        let rest = seconds % 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
     }
 }
 
@@ -161,10 +192,6 @@ extension KindDecryption {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place)]
         }
-        if MessageKinds.isOpenPGP(prefix[...]) {
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: .openpgp, wholeFile: true)
-            return [KindRecord(place: place, result: .failure(.otherKind(Self.openPGPHint)), winner: nil)]
-        }
         guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))
         let values = AnsibleVaultKind.vaultValues(inYAML: text)
@@ -184,7 +211,10 @@ extension KindDecryption {
         do {
             let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: sink)
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
-            session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
+            session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
+                                       + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
+            var place = place
+            place.literal = opened.literal
             let opener: Opener
             var winner: ChainPassword?
             switch opened.openedBy {

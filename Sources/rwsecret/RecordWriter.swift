@@ -33,6 +33,8 @@ final class RecordWriter {
         var key: String? = nil
         /// A whole file's plaintext: written as it is, with no newline added.
         var wholeFile = false
+        /// The file name and date an OpenPGP message carries (JSON `"literal_name"`, `"literal_date"`).
+        var literal: LiteralData? = nil
     }
 
     let mode: Mode

@@ -76,6 +76,15 @@ struct JSONFormat: ResultFormat {
     private func head(_ place: RecordWriter.Place) -> [(String, JSON.Value)] {
         var members: [(String, JSON.Value)] = [("source", .string(place.source)), ("line", .int(place.line)), ("kind", .string(place.kind.rawValue))]
         if let key = place.key { members.append(("key", .string(key))) }
+        if let literal = place.literal {
+            if let name = String(validating: literal.name, as: UTF8.self) {
+                members.append(("literal_name", .string(name)))
+            } else {
+                members.append(("literal_name", .null))
+                members.append(("literal_name_base64", .string(Base64.encode(literal.name))))
+            }
+            members.append(("literal_date", literal.date == 0 ? .null : .string(literal.isoDate)))
+        }
         if idColumn {
             if let id = place.id {
                 if let text = String(validating: id, as: UTF8.self) {

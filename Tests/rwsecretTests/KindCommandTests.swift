@@ -132,15 +132,15 @@ struct KindCommandTests {
         #expect(records.contains { $0["status"] as? String == "failed" })
     }
 
-    @Test("an OpenPGP message, armored or binary, in line mode or --binary: one line saying so, status 1")
-    func openPGPHint() throws {
+    @Test("a malformed OpenPGP message, armored or binary, in line mode or --binary: one line naming the kind, status 1")
+    func malformedOpenPGP() throws {
         let armored = dir.file("m.asc", "-----BEGIN PGP MESSAGE-----\n\njA0ECQMCexample\n-----END PGP MESSAGE-----\n")
         let binary = dir.file("m.gpg", bytes: [0x8c, 0x0d, 0x04, 0x09, 0x03, 0x02] + Array(repeating: 0x41, count: 40))
         for file in [armored, binary] {
             for mode in [[], ["--binary"]] {
                 let result = try run(["decrypt", "--no-store", "--password-file", passwords([0x61])] + mode + [file])
                 #expect(result.status == 1)
-                #expect(result.errLines.count == 1 && result.errLines[0].hasSuffix("an OpenPGP message: rwsecret cannot open it yet (use gpg -d)"), "\(result.errLines)")
+                #expect(result.errLines.count == 1 && result.errLines[0].contains(": OpenPGP message: "), "\(result.errLines)")
             }
         }
     }

@@ -17,6 +17,9 @@ public enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLarge(limit: Int)
     /// Reading the input or writing the plaintext failed.
     case io(SystemError)
+    /// A message of this kind that is never opened here (OpenPGP without integrity protection, to
+    /// a public key, not encrypted): the one line that says why.
+    case refused(String)
 
     public var description: String {
         switch self {
@@ -29,6 +32,7 @@ public enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
         case .payload(let why): "payload does not authenticate: \(why)"
         case .tooLarge(let limit): "plaintext larger than \(limit) bytes"
         case .io(let error): "\(error)"
+        case .refused(let why): why
         }
     }
 
@@ -36,7 +40,7 @@ public enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     package var testKitClass: String {
         switch self {
         case .armor: "armor failure"
-        case .header, .workFactorTooHigh: "header failure"
+        case .header, .workFactorTooHigh, .refused: "header failure"
         case .noMatch: "no match"
         case .headerMAC: "HMAC failure"
         case .payload: "payload failure"

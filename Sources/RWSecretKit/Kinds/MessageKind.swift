@@ -60,6 +60,23 @@ package protocol MessageKind {
 
     /// What a `.noMatch` error says about a message no credential opened (age: its stanza types).
     static func describeNoMatch(_ header: Header) -> [String]
+
+    /// The file name and date the message carries (OpenPGP's literal data packet), once its body
+    /// is decrypted: shown, never used as a path.
+    static func literal(_ header: Header) -> LiteralData?
+}
+
+/// The file name and date an OpenPGP literal data packet carries.
+package struct LiteralData: Sendable, Equatable {
+    /// The name as the sender wrote it (any bytes).
+    package let name: [UInt8]
+    /// Seconds since 1970 (0: none).
+    package let date: UInt32
+
+    package init(name: [UInt8], date: UInt32) {
+        self.name = name
+        self.date = date
+    }
 }
 
 /// How many leading bytes `detect` is given (an armored file may begin with some whitespace).
@@ -98,6 +115,8 @@ package final class PrivateFilePlaintext: PlaintextSink {
 }
 
 extension MessageKind {
+    package static func literal(_ header: Header) -> LiteralData? { nil }
+
     /// Offers `credentials` in order until one unlocks the message: the first in order wins.
     /// Returns the key, the index of the credential that opened it, and how many credentials
     /// were tried (those for which the message had a place).

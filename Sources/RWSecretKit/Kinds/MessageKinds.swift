@@ -4,6 +4,7 @@ package enum MessageKinds {
     package static let registered: [any MessageKind.Type] = [
         AgeKind.self,
         AnsibleVaultKind.self,
+        OpenPGPKind.self,
     ]
 
     /// The kind whose content `prefix` (the first `detectionLength` bytes of an input) begins.
@@ -61,6 +62,8 @@ package struct KindOpened {
     package let tried: Int
     /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
     package var cost: AgeScryptBatch.Cost? = nil
+    /// The file name and date the message carries (OpenPGP).
+    package var literal: LiteralData? = nil
 }
 
 extension MessageKinds {
@@ -85,7 +88,7 @@ extension MessageKinds {
             do { try K.decryptBody(header, key: key(found.fileKey), from: input, into: sink) } catch {
                 throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
             }
-            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost)
+            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
         }
         // Each password as given, then its other Unicode normalization form when that differs
         // (NFC and NFD: input methods differ); both are one password for `tried`.
@@ -114,7 +117,7 @@ extension MessageKinds {
                     throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
                 }
                 let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
-                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count)
+                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count, literal: K.literal(header))
             }
         }
         throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count)

@@ -1,0 +1,319 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// OpenPGP messages encrypted to a password (`gpg -c`; RFC 9580), binary or ASCII-armored.
+///
+/// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4; S2K
+/// simple, salted, iterated and salted). The body is a SEIPD v1 packet (CFB with a modification
+/// detection code): the whole decrypted packet stream is spooled to an unnamed private file and
+/// its MDC checked before any of it is parsed, decompressed or released. Refused with one line:
+/// SED packets (no integrity protection), messages only to public keys (PKESK), messages that
+/// are signed or plain but not encrypted.
+package enum OpenPGPKind: MessageKind {
+    package static let name = MessageKindName.openpgp
+    /// The packet tags that may begin a message in binary form.
+    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 11, 18]
+
+    /// One symmetric-key encrypted session key packet (v4).
+    package struct SKESK: Sendable {
+        package let cipher: OpenPGPCipher
+        package let s2k: OpenPGPS2K
+        /// The session key encrypted with the S2K key; empty when the S2K key is the session key.
+        let encryptedKey: [UInt8]
+    }
+
+    /// What is known before any password is tried.
+    package final class Header {
+        package let skesks: [SKESK]
+        /// The key ids of the public-key encrypted session key packets (hex; all zeros: hidden).
+        package let publicKeyIDs: [String]
+        package let armored: Bool
+        /// The first bytes of the SEIPD body after its version (the random prefix and its
+        /// quick check, for the cheap check).
+        let prefix: [UInt8]
+        /// The rest of the SEIPD body.
+        let body: OpenPGPBodySource
+        /// The outer packet stream (after the SEIPD packet only its end is expected).
+        let packets: KindInput
+        /// The literal data packet's file name and date, once decrypted (shown, never used as a path).
+        package private(set) var literal: LiteralData?
+
+        init(skesks: [SKESK], publicKeyIDs: [String], armored: Bool, prefix: [UInt8], body: OpenPGPBodySource, packets: KindInput) {
+            self.skesks = skesks
+            self.publicKeyIDs = publicKeyIDs
+            self.armored = armored
+            self.prefix = prefix
+            self.body = body
+            self.packets = packets
+        }
+
+        fileprivate func setLiteral(_ value: LiteralData) { literal = value }
+    }
+
+    /// A session key: its cipher and bytes.
+    package struct SessionKey {
+        package let cipher: OpenPGPCipher
+        let key: SecretBytes
+    }
+
+    package static func detect(_ prefix: ArraySlice<UInt8>) -> Bool {
+        let text = OpenPGPArmorSource.trimmed(prefix)
+        if text.starts(with: OpenPGPArmorSource.beginLine) || text.starts(with: OpenPGPArmorSource.signedLine) { return true }
+        guard let first = prefix.first, first & 0x80 != 0, prefix.count >= 3 else { return false }
+        // A packet header, then the first byte of its body: a version or algorithm that fits.
+        let tag: UInt8
+        var bodyStart = prefix.startIndex + 1
+        if first & 0x40 != 0 {
+            tag = first & 0x3f
+            let b0 = prefix[bodyStart]
+            bodyStart += b0 < 192 ? 1 : b0 < 224 ? 2 : b0 == 255 ? 5 : 1
+        } else {
+            tag = (first >> 2) & 0x0f
+            bodyStart += [1, 2, 4, 0][Int(first & 3)]
+        }
+        guard firstTags.contains(tag), bodyStart < prefix.endIndex else { return false }
+        let v = prefix[bodyStart]
+        switch tag {
+        case 1: return v == 3 || v == 6
+        case 3: return v == 4 || v == 5 || v == 6
+        case 18: return v == 1 || v == 2
+        case 4: return v == 3 || v == 6
+        case 2: return v == 3 || v == 4 || v == 5 || v == 6
+        case 8: return v <= 3
+        case 10: return prefix[bodyStart...].starts(with: "PGP".utf8)
+        case 11: return Array("btulm1".utf8).contains(v)
+        default: return true
+        }
+    }
+
+    package static func parseHeader(_ input: KindInput) throws(KindError) -> Header {
+        let armored = OpenPGPArmorSource.trimmed(try input.peek(detectionLength)).first == UInt8(ascii: "-")
+        let packets = armored ? KindInput(OpenPGPArmorSource(input)) : input
+        var skesks: [SKESK] = []
+        var keyIDs: [String] = []
+        var count = 0
+        while true {
+            guard let packet = try OpenPGPPacket.readHeader(packets) else {
+                if !skesks.isEmpty || !keyIDs.isEmpty { throw .header("no encrypted data after the session key packets") }
+                throw .header("an empty message")
+            }
+            count += 1
+            guard count <= 1000 else { throw .header("more than 1000 session key packets") }
+            let body = OpenPGPBodySource(packets, length: packet.length)
+            switch packet.tag {
+            case 3:
+                skesks.append(try parseSKESK(body.readAll(limit: 1024)))
+            case 1:
+                let bytes = try body.readAll(limit: 8192)
+                guard bytes.count >= 10, bytes[0] == 3 || bytes[0] == 6 else { throw .header("malformed public-key session key packet") }
+                keyIDs.append(bytes[0] == 3 ? bytes[1..<9].map { hex($0) }.joined() : "v6")
+            case 10:
+                try body.skip()
+            case 18:
+                let version = try body.readPrefix(1)
+                guard version == [1] else {
+                    if version == [2] { throw .refused("an AEAD-protected message (SEIPD v2): not supported by this build (use gpg -d)") }
+                    throw .header("unknown encrypted data version \(version.first.map(String.init) ?? "none")")
+                }
+                if skesks.isEmpty {
+                    if !keyIDs.isEmpty { throw .refused("encrypted to a public key, use `gpg -d` (key ids: \(keyIDs.joined(separator: ", ")))") }
+                    throw .header("encrypted data without a session key packet")
+                }
+                for skesk in skesks { try skesk.s2k.validate() }
+                let prefix = try body.readPrefix(18)
+                return Header(skesks: skesks, publicKeyIDs: keyIDs, armored: armored, prefix: prefix, body: body, packets: packets)
+            case 9:
+                throw .refused("encrypted without integrity protection (SED packet): unauthenticated, refused")
+            case 2, 4, 8, 11:
+                throw .refused("a signed or plain OpenPGP message: not encrypted")
+            default:
+                throw .header("unexpected packet (tag \(packet.tag)) before the encrypted data")
+            }
+        }
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    }
+
+    private static func parseSKESK(_ bytes: [UInt8]) throws(KindError) -> SKESK {
+        guard bytes.count >= 4 else { throw .header("malformed symmetric-key session key packet") }
+        switch bytes[0] {
+        case 4:
+            let cipher = OpenPGPCipher(bytes[1])
+            if case .unsupported = cipher {
+                throw .refused("a session key packet for the \(cipher.name) cipher: not in OpenSSL, not supported (use gpg -d)")
+            }
+            let (s2k, length) = try OpenPGPS2K.parse(bytes[2...])
+            let encryptedKey = Array(bytes[(2 + length)...])
+            // 1 byte of algorithm and a session key of 16 to 32 bytes.
+            guard encryptedKey.isEmpty || (17...33).contains(encryptedKey.count) else { throw .header("malformed encrypted session key") }
+            return SKESK(cipher: cipher, s2k: s2k, encryptedKey: encryptedKey)
+        case 5, 6:
+            throw .refused("an AEAD session key packet (SKESK v\(bytes[0])): not supported by this build (use gpg -d)")
+        default:
+            throw .header("unknown symmetric-key session key packet version \(bytes[0])")
+        }
+    }
+
+    package static func describeNoMatch(_ header: Header) -> [String] { [] }
+
+    package static func literal(_ header: Header) -> LiteralData? { header.literal }
+
+    package static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<SessionKey> {
+        guard case .password(let password) = credential else { return .notApplicable }
+        // One derivation per distinct S2K and key size, whatever the number of SKESKs.
+        var derived: [(OpenPGPS2K, Int, SecretBytes)] = []
+        for skesk in header.skesks {
+            let size = skesk.cipher.keySize
+            let key: SecretBytes
+            if let known = derived.first(where: { $0.0 == skesk.s2k && $0.1 == size }) {
+                key = known.2
+            } else {
+                key = skesk.s2k.derive(password: password, length: size)
+                derived.append((skesk.s2k, size, key))
+            }
+            let session: SessionKey
+            if skesk.encryptedKey.isEmpty {
+                session = SessionKey(cipher: skesk.cipher, key: key)
+            } else {
+                guard let cfb = skesk.cipher.cfb(key: key) else { throw .refused("the \(skesk.cipher.name) cipher: this OpenSSL has none") }
+                let plain = cfb.decrypt(skesk.encryptedKey)
+                let cipher = OpenPGPCipher(plain.withUnsafeBytes { $0[0] })
+                // A wrong password gives a random algorithm byte or key size: not this SKESK.
+                guard cipher.keySize == plain.count - 1 else { continue }
+                session = SessionKey(cipher: cipher, key: plain.slice(1..<plain.count))
+            }
+            if quickCheck(header.prefix, session) { return .unlocked(session) }
+        }
+        return .wrongCredential
+    }
+
+    /// The quick check: the last two bytes of the random prefix repeated (RFC 9580 5.13.1).
+    private static func quickCheck(_ prefix: [UInt8], _ session: SessionKey) -> Bool {
+        let bs = session.cipher.blockSize
+        guard prefix.count >= bs + 2, let cfb = session.cipher.cfb(key: session.key) else { return false }
+        let plain = cfb.decrypt(prefix[0..<(bs + 2)])
+        return plain.withUnsafeBytes { p in p[bs - 2] == p[bs] && p[bs - 1] == p[bs + 1] }
+    }
+
+    /// The size of the MDC packet that ends the decrypted stream (header 0xD3 0x14, SHA-1).
+    private static let mdcSize = 22
+
+    package static func decryptBody(_ header: Header, key session: SessionKey, from _: KindInput, into sink: some PlaintextSink) throws(KindError) {
+        let bs = session.cipher.blockSize
+        guard let cfb = session.cipher.cfb(key: session.key), let sha1 = OpenPGPDigest("SHA1") else {
+            throw .refused("the \(session.cipher.name) cipher: this OpenSSL has none")
+        }
+        guard header.prefix.count >= bs + 2 else { throw .payload("the encrypted data is cut short") }
+        let spool: PrivateFile
+        do { spool = try PrivateFile(in: temporaryFolder, needsName: false) } catch { throw .io(error) }
+
+        // Pass 1: decrypt everything into the private spool, hashing it; the last 22 bytes held back.
+        let chunk = 1 << 16
+        let cipherBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk + mdcSize, alignment: 16)
+        let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk + mdcSize, alignment: 16)
+        defer {
+            Crypto.cleanse(plainBuffer)
+            cipherBuffer.deallocate()
+            plainBuffer.deallocate()
+        }
+        // The prefix (and any bytes read with it).
+        header.prefix.withUnsafeBytes { cipherBuffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        cfb.decrypt(UnsafeRawBufferPointer(rebasing: cipherBuffer[0..<header.prefix.count]), into: plainBuffer)
+        sha1.update(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<(bs + 2)]))
+        var held = header.prefix.count - (bs + 2)
+        if held > 0 { plainBuffer.baseAddress!.copyMemory(from: plainBuffer.baseAddress! + bs + 2, byteCount: held) }
+        while true {
+            let n = try header.body.read(into: UnsafeMutableRawBufferPointer(rebasing: cipherBuffer[0..<(chunk + mdcSize - held)]))
+            if n == 0 { break }
+            cfb.decrypt(UnsafeRawBufferPointer(rebasing: cipherBuffer[0..<n]), into: UnsafeMutableRawBufferPointer(rebasing: plainBuffer[held...]))
+            held += n
+            if held > mdcSize {
+                let release = held - mdcSize
+                let ready = UnsafeRawBufferPointer(rebasing: plainBuffer[0..<release])
+                sha1.update(ready)
+                do { try spool.write(ready) } catch { throw .io(error) }
+                plainBuffer.baseAddress!.copyMemory(from: plainBuffer.baseAddress! + release, byteCount: mdcSize)
+                held = mdcSize
+            }
+        }
+        guard try header.packets.isAtEnd() else { throw .payload("data after the encrypted data packet") }
+        guard held == mdcSize else { throw .payload("the encrypted data is cut short (no MDC)") }
+        let mdc = UnsafeRawBufferPointer(rebasing: plainBuffer[0..<mdcSize])
+        sha1.update(UnsafeRawBufferPointer(rebasing: mdc[0..<2]))
+        let digest = sha1.finish()
+        guard mdc[0] == 0xD3, mdc[1] == 0x14,
+              digest.withUnsafeBytes({ Crypto.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: mdc[2...])) }) else {
+            throw .payload("the modification detection code does not match (the message was changed, or a wrong key passed the quick check)")
+        }
+
+        // Pass 2: the verified packets, parsed from the spool.
+        try releaseLiteral(from: KindInput(SpoolSource(spool)), header: header, into: sink, depth: 0)
+    }
+
+    /// Finds the one literal data packet in `input` (inside compressed data, beside signature
+    /// packets) and writes its data to `sink`.
+    private static func releaseLiteral(from input: KindInput, header: Header, into sink: some PlaintextSink, depth: Int) throws(KindError) {
+        guard depth <= 8 else { throw .payload("compressed data nested too deep") }
+        var seenLiteral = false
+        while let packet = try OpenPGPPacket.readHeader(input) {
+            let body = OpenPGPBodySource(input, length: packet.length)
+            switch packet.tag {
+            case 8:
+                guard !seenLiteral else { throw .payload("more than one literal data packet") }
+                let algorithm = try body.readPrefix(1)
+                guard let id = algorithm.first else { throw .payload("an empty compressed data packet") }
+                if id == 0 {
+                    try releaseLiteral(from: KindInput(body), header: header, into: sink, depth: depth + 1)
+                } else {
+                    try releaseLiteral(from: KindInput(OpenPGPDecompressor(algorithm: id, body: body)), header: header, into: sink, depth: depth + 1)
+                }
+                seenLiteral = true
+            case 11:
+                guard !seenLiteral else { throw .payload("more than one literal data packet") }
+                let start = try body.readPrefix(2)
+                guard start.count == 2 else { throw .payload("a literal data packet cut short") }
+                let name = try body.readPrefix(Int(start[1]))
+                let date = try body.readPrefix(4)
+                guard name.count == Int(start[1]), date.count == 4 else { throw .payload("a literal data packet cut short") }
+                header.setLiteral(LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) }))
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+                defer {
+                    Crypto.cleanse(buffer)
+                    buffer.deallocate()
+                }
+                while true {
+                    let n = try body.read(into: buffer)
+                    if n == 0 { break }
+                    try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                }
+                seenLiteral = true
+            case 2, 4, 10:
+                // Signatures (not checked here: no public keys) and markers.
+                try body.skip()
+            default:
+                throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
+            }
+        }
+        guard seenLiteral else { throw .payload("no literal data in the encrypted data") }
+    }
+}
+
+/// A private spool file read from its start.
+final class SpoolSource: ByteSource {
+    private let file: PrivateFile
+    private var offset = 0
+
+    init(_ file: PrivateFile) { self.file = file }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
+        do {
+            let n = try file.read(at: offset, into: buffer)
+            offset += n
+            return n
+        } catch { throw .io(error) }
+    }
+}

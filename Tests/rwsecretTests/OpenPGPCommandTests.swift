@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import RWSecretKit
+
+/// `rwsecret decrypt` on OpenPGP messages (Fixtures/kinds/openpgp, made by gpg 2.2).
+@Suite("decrypt: OpenPGP messages")
+struct OpenPGPCommandTests {
+    let dir = TemporaryFolder()
+
+    static let folder = KindCommandTests.kinds.appendingPathComponent("openpgp")
+
+    /// The passphrase of `file` in the manifest.
+    static func secret(_ file: String) -> [UInt8] {
+        let text = (try? String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)) ?? ""
+        let fields = text.split(separator: "\n").first { $0.hasPrefix(file + "\t") }!.split(separator: "\t", omittingEmptySubsequences: false)
+        return Hex.decode(String(fields[1]))
+    }
+
+    func path(_ file: String) -> String { Self.folder.appendingPathComponent(file).path }
+
+    func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try RWSecretProcess.run(args, stdin: stdin, environment: RWSecretProcess.environment(home: dir.url, extra: [:]), directory: dir.url)
+    }
+
+    @Test("JSON: opened messages say kind openpgp, the password, the literal name and date; refusals are one record each")
+    func json() throws {
+        let list = dir.file("passwords", bytes: Array("not it\n".utf8) + Self.secret("aes128-sha1-zip.asc") + [0x0a] + Self.secret("sed-no-mdc.gpg") + [0x0a])
+        let files = ["aes128-sha1-zip.asc", "sed-no-mdc.gpg", "public-key-only.gpg", "signed-only.gpg", "clear-signed.asc", "twofish.gpg"]
+        let result = try run(["decrypt", "--no-store", "--json", "--password-file", list] + files.map(path))
+        #expect(result.status == 1)
+        let records = try result.stdout.split(separator: 0x0a).map { try #require(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
+        try #require(records.count == files.count, "\(result.stdout)")
+        #expect(records.allSatisfy { $0["kind"] as? String == "openpgp" })
+        #expect(records[0]["plaintext"] as? String == "une ligne de texte ✓\n")
+        #expect(records[0]["password"] as? String == "\(list):2")
+        #expect(records[0]["literal_name"] as? String == "plain.txt")
+        #expect((records[0]["literal_date"] as? String)?.hasSuffix("Z") == true)
+        #expect(records[1]["error"] as? String == "OpenPGP message: encrypted without integrity protection (SED packet): unauthenticated, refused")
+        #expect((records[2]["error"] as? String)?.hasPrefix("OpenPGP message: encrypted to a public key, use `gpg -d` (key ids: ") == true)
+        #expect((records[3]["error"] as? String)?.hasSuffix("not encrypted") == true)
+        #expect((records[4]["error"] as? String)?.hasSuffix("not encrypted") == true)
+        #expect((records[5]["error"] as? String)?.contains("Twofish") == true)
+        #expect(!result.stderr.contains(String(decoding: Self.secret("sed-no-mdc.gpg"), as: UTF8.self)))
+    }
+
+    @Test("--binary: the plaintext at -o only once the MDC is checked; a tampered copy leaves nothing there, one line, status 1")
+    func binary() throws {
+        let file = "aes192-sha512-bzip2.gpg"
+        let list = dir.file("passwords", bytes: Array("not it\n".utf8) + Self.secret(file) + [0x0a])
+        let out = dir.url.appendingPathComponent("out").path
+        let result = try run(["decrypt", "--no-store", "--verbose", "--binary", "--password-file", list, "-o", out, path(file)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errLines.contains("rwsecret: kind: openpgp"))
+        #expect(result.errLines.contains("rwsecret: opened by: \(list):2 (tried 2)"), "\(result.errLines)")
+        #expect(result.errLines.contains { $0.hasPrefix("rwsecret: literal data: file name \"plain.txt\", date ") }, "\(result.errLines)")
+        #expect(FileManager.default.contents(atPath: out)?.count == 4096)
+        var bytes = Array(try Data(contentsOf: Self.folder.appendingPathComponent(file)))
+        bytes[bytes.count - 3] ^= 0x40
+        let tampered = dir.file("tampered.gpg", bytes: bytes)
+        let out2 = dir.url.appendingPathComponent("out2").path
+        let failed = try run(["decrypt", "--no-store", "--binary", "--password-file", list, "-o", out2, tampered])
+        #expect(failed.status == 1)
+        #expect(failed.errLines.count == 1 && failed.errLines[0].contains("OpenPGP message: payload does not authenticate"), "\(failed.errLines)")
+        #expect(!FileManager.default.fileExists(atPath: out2))
+        // From stdin, to stdout.
+        let piped = try run(["decrypt", "--no-store", "--binary", "--password-file", list, "-o", out2],
+                            stdin: try Data(contentsOf: Self.folder.appendingPathComponent(file)))
+        #expect(piped.status == 0 && FileManager.default.contents(atPath: out2)?.count == 4096, "\(piped.stderr)")
+    }
+
+    @Test("the literal packet's file name is shown, never used as a path (gpg --set-filename; gpg itself keeps only the last component)")
+    func literalNameIsNotAPath() throws {
+        let gpg = try #require(["/usr/bin/gpg", "/bin/gpg"].first { FileManager.default.isExecutableFile(atPath: $0) }, "gpg is not installed (make deps)")
+        let home = dir.url.appendingPathComponent("gnupg").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let passphrase = dir.file("passphrase", "pass ✓")
+        chmod(passphrase, 0o600)
+        let message = dir.url.appendingPathComponent("m.gpg").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "'\(gpg)' --homedir '\(home)' --batch --pinentry-mode loopback --passphrase-fd 3 --s2k-count 65536 --set-filename ../escape -o '\(message)' -c 3<'\(passphrase)'; gpgconf --homedir '\(home)' --kill gpg-agent"]
+        process.standardInput = FileHandle(forReadingAtPath: dir.file("plain", "escape\n"))
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let list = dir.file("passwords", "pass ✓\n")
+        let sub = dir.url.appendingPathComponent("sub").path
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+        let result = try RWSecretProcess.run(["decrypt", "--no-store", "--json", "--password-file", list, message], stdin: Data(),
+                                             environment: RWSecretProcess.environment(home: dir.url, extra: [:]), directory: URL(fileURLWithPath: sub))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("\"literal_name\":\"escape\""))
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("\"plaintext\":\"escape\\n\""))
+        #expect(!FileManager.default.fileExists(atPath: sub + "/escape"))
+        #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("escape").path))
+    }
+}
