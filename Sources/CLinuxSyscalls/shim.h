@@ -23,6 +23,14 @@ static inline int rws_at_empty_path(void) { return 0x1000; }
 /// fcntl(fd, F_SETPIPE_SZ, size): the pipe's capacity (fcntl is variadic; F_SETPIPE_SZ is GNU-only).
 static inline int rws_set_pipe_size(int fd, int size) { return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size); }
 
+/// statfs(2)'s f_type of the filesystem holding `path` (<sys/vfs.h> is not in Swift's Glibc
+/// module); 0 when statfs fails.
+#include <sys/vfs.h>
+static inline long rws_filesystem_type(const char *path) {
+    struct statfs info;
+    return statfs(path, &info) == 0 ? (long)info.f_type : 0;
+}
+
 typedef int32_t rws_key_serial;
 
 /// The calling process's session keyring (`KEY_SPEC_SESSION_KEYRING`).

@@ -53,7 +53,10 @@ struct BinaryDecryption {
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
-            case .create(let error) where error.code == EOPNOTSUPP: return report(output ?? "-", Self.noUnnamedFiles, .cannotCreate)
+            case .create(let error) where error.code == EOPNOTSUPP:
+                let name = output ?? "-"
+                let words = OutputPath.inPseudoFilesystem(name) ? OutputPath.createFailure(name, SystemError(code: ENOENT)) : Self.noUnnamedFiles
+                return report(name, words, .cannotCreate)
             case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
             case .temporaryFile(let error, let folder):
                 return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
@@ -94,7 +97,10 @@ struct BinaryDecryption {
         switch kind {
         case .replaceable:
             // Refused before anything is read (a password asked): see `noUnnamedFiles`.
-            if !PrivateFile.canBeUnnamed(in: folder(of: output)) { return .refused(report(output, Self.noUnnamedFiles, .cannotCreate)) }
+            if !PrivateFile.canBeUnnamed(in: folder(of: output)) {
+                let words = OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, SystemError(code: ENOENT)) : Self.noUnnamedFiles
+                return .refused(report(output, words, .cannotCreate))
+            }
             return .chosen(.file(output))
         case .directory: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
         case .plantedLink:

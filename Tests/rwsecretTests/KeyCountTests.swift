@@ -78,7 +78,7 @@ struct ScaleModelTests {
     static let delayMicroseconds = 16_000
 
     static func message(_ plaintext: String, _ password: String) -> String {
-        let encryptor = Encryptor(password: SecretBytes(utf8: password), iterations: iterations)
+        let encryptor = try! Encryptor(password: SecretBytes(utf8: password), iterations: iterations)
         return Base64.encode(encryptor.update(Array(plaintext.utf8)) + encryptor.finalize())
     }
 

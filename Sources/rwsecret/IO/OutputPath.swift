@@ -1,4 +1,5 @@
 import RWSecretKit
+import CLinuxSyscalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,6 +59,13 @@ enum OutputPath {
 extension OutputPath {
     /// Why OUT cannot be created, in words: ENOENT from a folder that exists (`-o /proc/version`:
     /// procfs takes no new file) would read "No such file or directory" of a file that is there.
+    /// Whether OUT's folder is on a pseudo filesystem that makes no files (proc, sysfs, cgroup):
+    /// there a refused unnamed file (EOPNOTSUPP) means "no new files", not a FUSE-like filesystem.
+    static func inPseudoFilesystem(_ path: String) -> Bool {
+        let pseudo: Set<Int> = [0x9fa0, 0x6265_6572, 0x6462_6720, 0x0027_e0eb, 0x6367_7270]  // proc, sysfs, debugfs, cgroup, cgroup2
+        return pseudo.contains(Int(rws_filesystem_type(folder(of: path))))
+    }
+
     static func createFailure(_ path: String, _ error: SystemError) -> String {
         var info = stat()
         let parent = folder(of: path)
