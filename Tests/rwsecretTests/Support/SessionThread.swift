@@ -9,42 +9,50 @@ import RWSecretKit
 /// test that thread runs, and no test could start a child without a session keyring of
 /// its own (what cron, or a tmux started from a non-login shell, gives).
 final class SessionThread: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var work: [() -> Void] = []
-    private var stopping = false
+    /// What the thread and its users share (the thread holds this, not the `SessionThread`,
+    /// so that releasing the last `SessionThread` ends the thread).
+    private final class Queue: @unchecked Sendable {
+        let condition = NSCondition()
+        var work: [() -> Void] = []
+        var stopping = false
+        var started = false
+        var refusal: StoreError?
+    }
+
+    private let queue = Queue()
+
     /// Why the thread could not join a new session keyring; nil when it did.
-    private(set) var refusal: StoreError?
-    private var started = false
+    var refusal: StoreError? { queue.refusal }
 
     /// Starts the thread and waits until it has joined its session keyring.
     init() {
-        let thread = Thread { [self] in
+        let queue = self.queue
+        Thread {
             var failure: StoreError?
             do throws(StoreError) { try SessionKeyring.joinNewSession() } catch { failure = error }
-            condition.lock()
-            refusal = failure
-            started = true
-            condition.broadcast()
+            queue.condition.lock()
+            queue.refusal = failure
+            queue.started = true
+            queue.condition.broadcast()
             while true {
-                while work.isEmpty && !stopping { condition.wait() }
-                if work.isEmpty { condition.unlock(); return }
-                let next = work.removeFirst()
-                condition.unlock()
+                while queue.work.isEmpty && !queue.stopping { queue.condition.wait() }
+                if queue.work.isEmpty { queue.condition.unlock(); return }
+                let next = queue.work.removeFirst()
+                queue.condition.unlock()
                 next()
-                condition.lock()
+                queue.condition.lock()
             }
-        }
-        thread.start()
-        condition.lock()
-        while !started { condition.wait() }
-        condition.unlock()
+        }.start()
+        queue.condition.lock()
+        while !queue.started { queue.condition.wait() }
+        queue.condition.unlock()
     }
 
     deinit {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
+        queue.condition.lock()
+        queue.stopping = true
+        queue.condition.broadcast()
+        queue.condition.unlock()
     }
 
     /// Runs `body` on the thread, in its session keyring, and waits for its result. Make no
@@ -53,13 +61,13 @@ final class SessionThread: @unchecked Sendable {
         if let refusal { throw refusal }
         nonisolated(unsafe) var result: Result<T, any Error>?
         let done = DispatchSemaphore(value: 0)
-        condition.lock()
-        work.append {
+        queue.condition.lock()
+        queue.work.append {
             result = Result { try body() }
             done.signal()
         }
-        condition.broadcast()
-        condition.unlock()
+        queue.condition.broadcast()
+        queue.condition.unlock()
         done.wait()
         return try result!.get()
     }
