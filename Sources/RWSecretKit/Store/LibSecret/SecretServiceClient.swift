@@ -72,19 +72,25 @@ final class SecretServiceClient: @unchecked Sendable {
         return warmUp.secretServiceRuns
     }()
 
-    /// Loads libsecret, connects to the session bus and asks the bus (not the Secret
-    /// Service) whether a Secret Service runs, on a thread of its own; returns at once.
-    /// Sends nothing to the Secret Service. Call at most once, at process start, before any
-    /// other use of this type; every later use waits for it to end.
-    static func startWarmUp() {
+    /// Loads libsecret and connects to the session bus, and with `askingTheBus` asks the bus
+    /// (not the Secret Service) whether a Secret Service runs, on a thread of its own; returns
+    /// at once. Sends nothing to the Secret Service. Call at most once, at process start,
+    /// before any other use of this type; every later use waits for it to end.
+    ///
+    /// Ask the bus only when the answer will be needed (`--store auto`): the first keyring
+    /// call waits for the warm-up, and would wait for that round trip for nothing.
+    static func startWarmUp(askingTheBus: Bool) {
         guard warmUp == nil else { return }
         let state = WarmUp()
         warmUp = state
-        let started = pthread_create(&state.thread, nil, { _ in
+        let started = pthread_create(&state.thread, nil, askingTheBus ? { _ in
             guard let state = SecretServiceClient.warmUp else { return nil }
             if let client = try? SecretServiceClient.loaded.get() {
                 state.secretServiceRuns = try? client.nameHasOwner("org.freedesktop.secrets")
             }
+            return nil
+        } : { _ in
+            if let client = try? SecretServiceClient.loaded.get() { client.connect() }
             return nil
         }, nil)
         // No thread: nothing is lost, everything happens on first use.
@@ -99,6 +105,13 @@ final class SecretServiceClient: @unchecked Sendable {
     }
 
     // MARK: - Bus and collection
+
+    /// Connects to the session bus (GDBus keeps the connection for libsecret); a failure is
+    /// left for the first real call to report.
+    func connect() {
+        var error: UnsafeMutablePointer<GError>?
+        if rws_session_bus(api, &error) == nil, let error { api.pointee.g_error_free(error) }
+    }
 
     /// Whether some process owns `name` on the session bus. Never activates a service.
     func nameHasOwner(_ name: String) throws(StoreError) -> Bool {
