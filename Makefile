@@ -4,8 +4,9 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11
 # `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
-# and count instructions under callgrind; the vault cache tests look at the keys with keyctl.
-TEST_APT_PACKAGES := strace valgrind keyutils
+# and count instructions under callgrind; the vault cache tests look at the keys with keyctl;
+# the core image tests take one with gdb's gcore.
+TEST_APT_PACKAGES := strace valgrind keyutils gdb
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
 # needs) too: loading libstdc++.so costs every start about 1 ms. `-lstdc++` finds the
