@@ -294,22 +294,28 @@ static inline GList *rws_search_with_secrets(const rws_libsecret *api, GHashTabl
     return reading.items;
 }
 
+/// Connects to the session bus (GDBus's shared connection, kept for the life of the process:
+/// GLib closes it with the last reference, and libsecret would then connect and
+/// authenticate a second time; a test counts the connects). NULL with `*error` set on failure.
+static inline GDBusConnection *rws_session_bus(const rws_libsecret *api, GError **error) {
+    GDBusConnection *bus = api->g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
+    if (bus == NULL) return NULL;
+    static GDBusConnection *kept;
+    GDBusConnection *none = NULL;
+    if (!__atomic_compare_exchange_n(&kept, &none, bus, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) api->g_object_unref(bus);
+    return bus;
+}
+
 /// Asks the session bus whether some process owns `name` (never activates anything).
 /// Returns 1 or 0, or -1 with `*error` set.
 static inline int rws_name_has_owner(const rws_libsecret *api, const char *name, GError **error) {
-    GDBusConnection *bus = api->g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
+    GDBusConnection *bus = rws_session_bus(api, error);
     if (bus == NULL) return -1;
     GVariant *argument = api->g_variant_new_string(name);
     GVariant *parameters = api->g_variant_new_tuple(&argument, 1);
     GVariant *reply = api->g_dbus_connection_call_sync(
         bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
         parameters, NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL, error);
-    // The first connection is kept for the life of the process: GLib closes its shared
-    // session-bus connection with the last reference, and libsecret would then connect and
-    // authenticate a second time (a test counts the connects).
-    static GDBusConnection *kept;
-    GDBusConnection *none = NULL;
-    if (!__atomic_compare_exchange_n(&kept, &none, bus, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) api->g_object_unref(bus);
     if (reply == NULL) return -1;
     GVariant *value = api->g_variant_get_child_value(reply, 0);
     int owned = api->g_variant_get_boolean(value) ? 1 : 0;

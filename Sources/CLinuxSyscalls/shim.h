@@ -35,6 +35,13 @@ typedef int32_t rws_key_serial;
 
 /// The calling process's session keyring (`KEY_SPEC_SESSION_KEYRING`).
 static const rws_key_serial rws_session_keyring = -3;
+/// The calling process's own keyring (`KEY_SPEC_PROCESS_KEYRING`), which no other process possesses.
+static const rws_key_serial rws_process_keyring = -2;
+/// The user keyring of the caller's UID (`KEY_SPEC_USER_KEYRING`, `@u`).
+static const rws_key_serial rws_user_keyring = -4;
+/// The user's default session keyring (`KEY_SPEC_USER_SESSION_KEYRING`, `_uid_ses.UID`), the
+/// one a process without a session keyring of its own is given.
+static const rws_key_serial rws_user_session_keyring = -5;
 
 /// add_key(2): creates or updates the key `type`/`description` in `keyring`.
 static inline long rws_add_key(const char *type, const char *description, const void *payload, size_t length,
@@ -65,6 +72,22 @@ static inline long rws_keyctl_invalidate(rws_key_serial key) {
 /// KEYCTL_UNLINK (9): removes `key` from `keyring`.
 static inline long rws_keyctl_unlink(rws_key_serial key, rws_key_serial keyring) {
     return syscall(SYS_keyctl, 9, key, keyring, 0, 0);
+}
+
+/// KEYCTL_SETPERM (5): the key's permission mask (possessor, user, group, other bytes).
+static inline long rws_keyctl_setperm(rws_key_serial key, uint32_t permissions) {
+    return syscall(SYS_keyctl, 5, key, permissions, 0, 0);
+}
+
+/// KEYCTL_LINK (8): links `key` into `keyring` (replacing a key of the same type and description there).
+static inline long rws_keyctl_link(rws_key_serial key, rws_key_serial keyring) {
+    return syscall(SYS_keyctl, 8, key, keyring, 0, 0);
+}
+
+/// KEYCTL_REVOKE (3): the key (or keyring) refuses every use from now on (what pam_keyinit's
+/// `revoke` does to a session keyring at logout).
+static inline long rws_keyctl_revoke(rws_key_serial key) {
+    return syscall(SYS_keyctl, 3, key, 0, 0, 0);
 }
 
 /// KEYCTL_DESCRIBE (6): "type;uid;gid;perm;description".

@@ -62,9 +62,10 @@ final class RecordWriter {
         switch result {
         case .success(let decrypted):
             counts.decrypted += 1
-            var plaintext = decrypted.plaintext
-            defer { Crypto.cleanse(&plaintext) }
-            format.decrypted(place, plaintext, openedBy: decrypted.openedBy)
+            // Wiped where it is, once written: `var copy` + `cleanse(&copy)` wiped a copy made
+            // on write (the result shares the storage) and left the plaintext in memory.
+            defer { Crypto.cleanseShared(decrypted.plaintext) }
+            format.decrypted(place, decrypted.plaintext, openedBy: decrypted.openedBy)
             Output.standardOutput.flush()
         case .failure(let failure):
             counts.failed += 1

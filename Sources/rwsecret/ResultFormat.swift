@@ -53,12 +53,58 @@ struct JSONFormat: ResultFormat {
     func decrypted(_ place: RecordWriter.Place, _ plaintext: [UInt8], openedBy: Opener) {
         var members = head(place)
         members.append(("status", .string("decrypted")))
-        members.append(String(validating: plaintext, as: UTF8.self).map { ("plaintext", .string($0)) }
-                       ?? ("plaintext_base64", .string(Base64.encode(plaintext))))
-        members.append(("password", .string(openedBy.words)))
-        // Only for v0 and v1: a record without it had its header and ciphertext authenticated.
-        if place.ciphertextOnly { members.append(("authenticated", .string("ciphertext-only"))) }
-        Output.standardOutput.line(JSON.object(members))
+        // A UTF-8 plaintext is escaped byte by byte into a buffer wiped once written: through
+        // Strings (the text, its escaped form, the object) it left copies nobody could wipe.
+        guard var escaped = Self.escapedString(utf8: plaintext) else {
+            members.append(("plaintext_base64", .string(Base64.encode(plaintext))))
+            members.append(("password", .string(openedBy.words)))
+            // Only for v0 and v1: a record without it had its header and ciphertext authenticated.
+            if place.ciphertextOnly { members.append(("authenticated", .string("ciphertext-only"))) }
+            Output.standardOutput.line(JSON.object(members))
+            return
+        }
+        defer { Crypto.cleanse(&escaped) }
+        // The object so far, without its closing brace.
+        let opening = JSON.object(members).dropLast()
+        Output.standardOutput.write(String(opening) + #","plaintext":"#)
+        Output.standardOutput.write(bytes: escaped)
+        let authenticated = place.ciphertextOnly ? #","authenticated":"ciphertext-only""# : ""
+        Output.standardOutput.write(#","password":"# + JSON.string(openedBy.words) + authenticated + "}\n")
+    }
+
+    /// `bytes` as a JSON string literal (`JSON.string`'s escapes), or nil when they are not UTF-8.
+    static func escapedString(utf8 bytes: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8 + 2)
+        out.append(UInt8(ascii: "\""))
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var start = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let length = encoded.count
+                let scalar = Unicode.UTF8.decode(encoded)
+                switch scalar {
+                case "\"": out += Array(#"\""#.utf8)
+                case "\\": out += Array(#"\\"#.utf8)
+                case "\n": out += Array(#"\n"#.utf8)
+                case "\r": out += Array(#"\r"#.utf8)
+                case "\t": out += Array(#"\t"#.utf8)
+                case _ where scalar.value < 0x20 || scalar.value == 0x7f || scalar.value == 0x2028 || scalar.value == 0x2029:
+                    let hex = String(scalar.value, radix: 16)
+                    out += Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                default: out += bytes[start..<start + length]
+                }
+                start += length
+            case .emptyInput:
+                out.append(UInt8(ascii: "\""))
+                return out
+            case .error:
+                Crypto.cleanse(&out)
+                return nil
+            }
+        }
     }
 
     func failed(_ place: RecordWriter.Place, _ failure: RowFailure) -> Bool {

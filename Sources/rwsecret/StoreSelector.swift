@@ -91,12 +91,12 @@ struct StoreSelector: Sendable {
 
     /// Starts, on a thread of its own, the part of choosing and opening the keyring that
     /// nobody outside this process can notice, so that it overlaps the argument parsing:
-    /// loading libsecret and GLib, connecting to the session bus, and asking the bus (not
-    /// the Secret Service) with `NameHasOwner`, which activates nothing. Does nothing when
-    /// these options cannot choose the keyring or there is no session bus.
+    /// loading libsecret and GLib, connecting to the session bus, and under `auto` asking the
+    /// bus (not the Secret Service) with `NameHasOwner`, which activates nothing. Does
+    /// nothing when these options cannot choose the keyring or there is no session bus.
     func prepareKeyringInBackground() {
         guard mayChooseKeyring, case .running = busPresence() else { return }
-        KeyringPasswordStore.startWarmUp()
+        KeyringPasswordStore.startWarmUp(askingTheBus: requested.setting == "auto")
     }
 
     /// Whether `choose()` may pick the keyring (without asking the bus).

@@ -7,7 +7,8 @@ import Glibc
 extension RWSecret.Vault {
     /// `rwsecret vault unlock [--for DURATION]`: like `ssh-add -t`, the passphrase is kept in
     /// the kernel's session keyring (no daemon) so that later commands of this login session
-    /// need neither RWSECRET_VAULT_PASSPHRASE nor the prompt.
+    /// need neither RWSECRET_VAULT_PASSPHRASE nor the prompt; in the user keyring when there
+    /// is no login session keyring (see `SessionKeyring`).
     struct Unlock: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "unlock",
@@ -15,8 +16,10 @@ extension RWSecret.Vault {
             discussion: """
                 The passphrase comes from RWSECRET_VAULT_PASSPHRASE or is asked on the terminal, \
                 and is checked against the vault first. It is kept in the kernel's session keyring \
-                (keyctl), readable only by processes of this session, and forgotten when the \
-                duration ends, at `rwsecret vault lock`, or when the session ends.
+                (keyctl), found by processes of this session and readable by this user's only, and \
+                forgotten when the duration ends, at `rwsecret vault lock`, or when the session ends. \
+                Without a login session keyring (cron, a tmux started from a non-login shell) it is \
+                kept in the user keyring, where every process of this user finds it, and says so.
                 """
         )
 
@@ -27,6 +30,12 @@ extension RWSecret.Vault {
             "How long to keep it: seconds, or a duration such as 90s, 15m, 1h30m, 2d (default 15m).", valueName: "duration"))
         var duration: VaultDuration = VaultDuration(seconds: Int64(SessionKeyring.defaultLifetime.components.seconds))
 
+        /// The user's name (else the UID), for the line that says who can read the passphrase.
+        static var userName: String {
+            if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+            return String(geteuid())
+        }
+
         func run() throws {
             let global = try group.globals(self.global)
             // Always asked anew: what is held may be the very thing to replace.
@@ -35,13 +44,20 @@ extension RWSecret.Vault {
                 guard vault.exists else { throw StoreError.noVault(path: vault.path) }
                 try vault.open()
                 guard let given = passphrase.lastGiven?.passphrase else { throw StoreError.noVault(path: vault.path) }
-                let expiry = try SessionKeyring.store(given, forVault: vault.path, lifetime: .seconds(duration.seconds))
+                let kept = try SessionKeyring.store(given, forVault: vault.path, lifetime: .seconds(duration.seconds))
                 if !global.quiet {
-                    var line = "rwsecret: the vault passphrase is kept in the session keyring until \(VaultTime.iso8601(expiry)) (\(duration)); `rwsecret vault lock` forgets it"
-                    if SessionKeyring.sessionIsSharedUserDefault() == true {
-                        line += "\nrwsecret: note: this session keyring is the user's default one, shared by every process of this user that has no login session keyring"
+                    let until = "until \(VaultTime.iso8601(kept.expiry)) (\(duration))"
+                    let lock = "`rwsecret vault lock` forgets it"
+                    switch kept.place {
+                    case .session:
+                        Output.standardError.line(
+                            "rwsecret: the vault passphrase is kept in the session keyring \(until), readable by processes of user \(Self.userName) only; \(lock)")
+                    case .user:
+                        Output.standardError.line("""
+                            rwsecret: there is no login session keyring here (cron, a tmux started from a non-login shell…): \
+                            the vault passphrase is kept in the user keyring \(until), where every process of user \(Self.userName) finds it; \(lock)
+                            """)
                     }
-                    Output.standardError.line(line)
                 }
             } catch let error as StoreError {
                 throw CommandFailure(error)

@@ -6,22 +6,14 @@ import Glibc
 #endif
 
 /// Whether this kernel lets the test process join a private session keyring (containers
-/// may forbid keyctl); the reason when it does not.
+/// may forbid keyctl); the reason when it does not. Asked on a thread of its own.
 enum SessionKeyringProbe {
-    static let refusal: String? = {
-        do throws(StoreError) {
-            try SessionKeyring.joinNewSession()
-            return nil
-        } catch {
-            return "the kernel refuses a private session keyring here: \(error)"
-        }
-    }()
+    static let refusal: String? = SessionThread().refusal.map { "the kernel refuses a private session keyring here: \($0)" }
 }
 
 /// `rwsecret vault unlock|lock|passphrase`, `status` and the session keyring, run as the
-/// built binary. Each test first joins a new, empty session keyring on its thread
-/// (what `keyctl new_session` does; session keyrings are per thread since Linux 3.8),
-/// so the children it starts share that session and nothing else does.
+/// built binary. Each test starts its children from a thread of its own that joined a new,
+/// empty session keyring (`SessionThread`), so they share that session and nothing else does.
 @Suite(.enabled(if: SessionKeyringProbe.refusal == nil, Comment(rawValue: SessionKeyringProbe.refusal ?? "")))
 struct VaultCommandTests {
     let home = TemporaryFolder()
@@ -29,11 +21,8 @@ struct VaultCommandTests {
 
     var vaultPath: String { home.url.appendingPathComponent("data/rwsecret/vault").path }
 
-    /// A new, empty session keyring for this thread and the children it starts. Called first
-    /// in each test body: a synchronous body runs on one thread, the suite's init may not.
-    func privateSession() throws {
-        try SessionKeyring.joinNewSession()
-    }
+    /// A new, empty session keyring for this test's children (each test gets its own instance).
+    let session = SessionThread()
 
     func env(_ extra: [String: String?] = [:]) -> [String: String] {
         var environment = RWSecretProcess.environment(home: home.url, extra: ["RWSECRET_VAULT_PASSPHRASE": passphrase])
@@ -42,13 +31,18 @@ struct VaultCommandTests {
     }
 
     func rwsecret(_ arguments: [String], stdin: String = "", env extra: [String: String?] = [:]) throws -> RWSecretProcess.Result {
-        try RWSecretProcess.run(arguments, stdin: Data(stdin.utf8), environment: env(extra))
+        let environment = env(extra)
+        return try session.run { try RWSecretProcess.run(arguments, stdin: Data(stdin.utf8), environment: environment) }
+    }
+
+    /// What this test's session holds for the vault, read in that session.
+    func held() throws -> SessionKeyring.Held? {
+        try session.run { try SessionKeyring.lookUp(forVault: vaultPath) }
     }
 
     let noPassphrase: [String: String?] = ["RWSECRET_VAULT_PASSPHRASE": nil]
 
     @Test func unlockKeepsThePassphraseForLaterCommandsUntilLock() throws {
-        try privateSession()
         #expect(try rwsecret(["password", "add", "work"], stdin: "first secret").status == 0)
         #expect(try rwsecret(["password", "list"], env: noPassphrase).status == 69)
 
@@ -71,7 +65,7 @@ struct VaultCommandTests {
 
         // The key is what the spec says: type user, described by the vault's absolute path.
         let description = "rwsecret:vault:" + vaultPath
-        #expect(try SessionKeyring.lookUp(forVault: vaultPath)?.passphrase.decodedUTF8() == passphrase, "\(description)")
+        #expect(try held()?.passphrase.decodedUTF8() == passphrase, "\(description)")
 
         let lock = try rwsecret(["vault", "lock"])
         #expect(lock.status == 0)
@@ -82,7 +76,6 @@ struct VaultCommandTests {
     }
 
     @Test func unlockChecksThePassphraseFirstAndNeedsAVault() throws {
-        try privateSession()
         let none = try rwsecret(["vault", "unlock"])
         #expect(none.status == 69)
         #expect(none.stderr.contains("there is no vault at"))
@@ -90,18 +83,16 @@ struct VaultCommandTests {
         let wrong = try rwsecret(["vault", "unlock"], env: ["RWSECRET_VAULT_PASSPHRASE": "not the passphrase"])
         #expect(wrong.status == 69)
         #expect(wrong.stderr.contains("wrong passphrase"))
-        #expect(try SessionKeyring.lookUp(forVault: vaultPath) == nil, "nothing kept")
+        #expect(try held() == nil, "nothing kept")
         #expect(try rwsecret(["vault", "unlock", "--store", "keyring"]).status == 64)
     }
 
     @Test(arguments: ["0", "-1", "5x", "m", "", "1h-2m", "99999999999"])
     func badDurationsAreBadUsage(_ duration: String) throws {
-        try privateSession()
         #expect(try rwsecret(["vault", "unlock", "--for", duration]).status == 64, "--for \(duration)")
     }
 
     @Test func theKernelForgetsItWhenTheDurationEnds() throws {
-        try privateSession()
         #expect(try rwsecret(["password", "add", "work"], stdin: "first secret").status == 0)
         #expect(try rwsecret(["vault", "unlock", "--for", "1s"]).status == 0)
         // At least the duration later, never a bound on how fast.
@@ -111,7 +102,6 @@ struct VaultCommandTests {
     }
 
     @Test func changingThePassphraseIsAllOrNothingAndUpdatesWhatIsHeld() throws {
-        try privateSession()
         #expect(try rwsecret(["password", "add", "work"], stdin: "first secret").status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: vaultPath))
         let short = try rwsecret(["vault", "passphrase"], stdin: "short\n")
@@ -129,14 +119,12 @@ struct VaultCommandTests {
     }
 
     @Test func aGroupWithoutACommandIsBadUsage() throws {
-        try privateSession()
         let result = try rwsecret(["vault"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("unlock"))
     }
 
     @Test func renameKeepsThePlaceInTheChain() throws {
-        try privateSession()
         for (label, secret) in [("a", "alpha secret"), ("b", "bravo secret"), ("c", "charlie secret")] {
             #expect(try rwsecret(["password", "add", label], stdin: secret).status == 0)
         }

@@ -82,19 +82,26 @@ struct VaultPromptTests {
 
     @Test(.enabled(if: SessionKeyringProbe.refusal == nil, Comment(rawValue: SessionKeyringProbe.refusal ?? "")))
     func unlockAsksOnTheTerminalAndLaterCommandsNeedNoPassphrase() throws {
-        // A private session keyring for this thread and the children it starts.
-        try SessionKeyring.joinNewSession()
+        // A private session keyring for the children, on a thread of this test's own.
+        let session = SessionThread()
         var environment = self.environment
         environment["RWSECRET_VAULT_PASSPHRASE"] = "Vault-Passphrase-9"
-        #expect(try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment).status == 0)
-        let (status, screen) = try PseudoTerminal.converse(["vault", "unlock", "--for", "5m"], environment: self.environment, answers: [
-            ("Vault passphrase: ", "not it"), ("Vault passphrase: ", "Vault-Passphrase-9"),
-        ])
+        let added = try session.run {
+            try RWSecretProcess.run(["password", "add", "first"], stdin: Data("first secret".utf8), environment: environment)
+        }
+        #expect(added.status == 0)
+        let (status, screen) = try session.run {
+            try PseudoTerminal.converse(["vault", "unlock", "--for", "5m"], environment: self.environment, answers: [
+                ("Vault passphrase: ", "not it"), ("Vault passphrase: ", "Vault-Passphrase-9"),
+            ])
+        }
         #expect(status == 0, "\(screen)")
         #expect(screen.contains("kept in the session keyring until"))
         // No variable, no terminal: the kept passphrase opens the vault, for decrypt too.
-        let decrypted = try RWSecretProcess.run(["decrypt"], stdin: Data((Messages.password("hello", "first secret") + "\n").utf8),
-                                                environment: self.environment)
+        let decrypted = try session.run {
+            try RWSecretProcess.run(["decrypt"], stdin: Data((Messages.password("hello", "first secret") + "\n").utf8),
+                                    environment: self.environment)
+        }
         #expect(decrypted.status == 0, "\(decrypted.stderr)")
         #expect(decrypted.out == "hello\n")
     }

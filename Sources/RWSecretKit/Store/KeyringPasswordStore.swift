@@ -44,10 +44,11 @@ public final class KeyringPasswordStore: PasswordStore {
         try SecretServiceClient.secretServiceIsRunning()
     }
 
-    /// Starts loading libsecret, connecting to the session bus and asking it whether a Secret
-    /// Service runs, on a thread of its own (nothing is sent to the Secret Service); returns
-    /// at once. For a process that will probably read the keyring: call it first thing.
-    package static func startWarmUp() { SecretServiceClient.startWarmUp() }
+    /// Starts loading libsecret, connecting to the session bus and, with `askingTheBus`,
+    /// asking it whether a Secret Service runs, on a thread of its own (nothing is sent to the
+    /// Secret Service); returns at once. For a process that will probably read the keyring:
+    /// call it first thing. The first keyring call waits for it to end.
+    package static func startWarmUp(askingTheBus: Bool) { SecretServiceClient.startWarmUp(askingTheBus: askingTheBus) }
 
     /// The labels in stored order, without reading any secret.
     public func labels() throws(StoreError) -> [String] {

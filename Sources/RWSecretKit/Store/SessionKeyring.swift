@@ -3,20 +3,37 @@ internal import CLinuxSyscalls
 internal import Glibc
 #endif
 
-/// The vault passphrase kept in the kernel's session keyring (keyrings(7)), like
-/// `ssh-add -t`: no daemon, gone when it expires, when `forget` is called, or when
-/// the login session ends.
+/// The vault passphrase kept in the kernel's keyrings (keyrings(7)), like `ssh-add -t`:
+/// no daemon, gone when it expires, when `forget` is called, or when the login session ends.
 ///
-/// One key of type `user` per vault, described `rwsecret:vault:<absolute path>`, in
-/// the session keyring, with a kernel timeout. Its payload is the expiry (8 bytes,
-/// big-endian Unix seconds, so `status` can say until when) followed by the
-/// passphrase. The kernel's default permissions let only processes that possess
-/// the key (those of this session) read it.
+/// One key of type `user` per vault, described `rwsecret:vault:<absolute path>`, with a
+/// kernel timeout. Its payload is the expiry (8 bytes, big-endian Unix seconds, so `status`
+/// can say until when) followed by the passphrase.
+///
+/// Where: the session keyring when the process has one of its own (a login session,
+/// `keyctl new_session`). Otherwise (cron, tmux started from a non-login shell, a service:
+/// no session keyring, only the user's shared default `_uid_ses.UID`, or one revoked at
+/// logout) the user keyring `@u`: adding to the session keyring there would make the
+/// kernel create a private one for this process alone, which dies with it.
+///
+/// Who: the key grants every right to its owner's UID and none to anyone else, not even to
+/// its possessors, so another user who inherits the session keyring (`su`, `runuser`), and
+/// with it the user keyring linked from it, cannot read it. It is made in this process's
+/// own keyring, given its permissions and timeout, and only then linked where it is kept:
+/// it is never reachable with the kernel's default permissions (all rights to possessors).
 ///
 /// The only file that makes keyctl calls (through `CLinuxSyscalls`'s syscall wrappers).
 package enum SessionKeyring {
     /// How long a passphrase is kept when no duration is given: 15 minutes.
     package static let defaultLifetime: Duration = .seconds(15 * 60)
+
+    /// Where a passphrase is kept.
+    package enum Place: Sendable, Equatable {
+        /// The login session's keyring: only this session's processes search it.
+        case session
+        /// The user keyring (`@u`): every process of the user finds it.
+        case user
+    }
 
     /// A passphrase held for a vault, and until when.
     package struct Held: Sendable {
@@ -25,38 +42,67 @@ package enum SessionKeyring {
         package let expiry: Int64
     }
 
+    /// The key's permissions: view, read, write, search, link and set-attribute for a
+    /// process whose UID owns it (`KEY_USR_ALL`); nothing for possessors, group or others.
+    package static let ownerOnlyPermissions: UInt32 = 0x003f_0000
+
     /// The key's description for the vault at `path` (made absolute, symbolic links
     /// followed, so that every path to one vault finds the same key).
     package static func description(forVault path: String) -> String {
         "rwsecret:vault:" + absolute((try? StoreFiles.resolvingLinks(path)) ?? path)
     }
 
-    /// Keeps `passphrase` for the vault at `path` for `lifetime` (at least one second);
-    /// replaces what was held for it. Returns the expiry (Unix seconds).
-    @discardableResult
-    package static func store(_ passphrase: SecretBytes, forVault path: String, lifetime: Duration) throws(StoreError) -> Int64 {
-        let seconds = max(1, lifetime.components.seconds)
-        let expiry = Int64(time(nil)) + seconds
-        try store(passphrase, forVault: path, expiry: expiry)
-        return expiry
+    /// Where a passphrase kept now would be: the session keyring when this process has one
+    /// of its own, else the user keyring. Asks without creating anything.
+    package static func placeForNewKey() -> Place {
+        let session = rws_keyctl_get_keyring_id(rws_session_keyring, 0)
+        // None (kernels before 5.3 say so), or revoked or expired (pam_keyinit's `revoke` at logout).
+        guard session >= 0 else { return .user }
+        // The user's default session keyring, which the kernel gives a process without one.
+        let shared = rws_keyctl_get_keyring_id(rws_user_session_keyring, 0)
+        return session == shared ? .user : .session
     }
 
-    /// Keeps `passphrase` until `expiry` (Unix seconds).
-    static func store(_ passphrase: SecretBytes, forVault path: String, expiry: Int64) throws(StoreError) {
+    /// Keeps `passphrase` for the vault at `path` for `lifetime` (at least one second);
+    /// replaces what was held for it. Returns the expiry (Unix seconds) and where it is kept.
+    @discardableResult
+    package static func store(_ passphrase: SecretBytes, forVault path: String,
+                              lifetime: Duration) throws(StoreError) -> (expiry: Int64, place: Place) {
+        let seconds = max(1, lifetime.components.seconds)
+        let expiry = Int64(time(nil)) + seconds
+        let place = try store(passphrase, forVault: path, expiry: expiry) ?? placeForNewKey()
+        return (expiry, place)
+    }
+
+    /// Keeps `passphrase` until `expiry` (Unix seconds); where, or nil when `expiry` has passed.
+    @discardableResult
+    static func store(_ passphrase: SecretBytes, forVault path: String, expiry: Int64) throws(StoreError) -> Place? {
         let seconds = expiry - Int64(time(nil))
-        guard seconds > 0 else { return }
+        guard seconds > 0 else { return nil }
+        let place = placeForNewKey()
         let length = 8 + passphrase.count
         let payload = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 8)
         defer { Crypto.cleanse(payload); payload.deallocate() }
         withUnsafeBytes(of: UInt64(expiry).bigEndian) { payload.copyMemory(from: $0) }
         passphrase.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: payload[8...]).copyMemory(from: $0) }
-        let key = rws_add_key("user", description(forVault: path), payload.baseAddress, length, rws_session_keyring)
-        guard key >= 0 else { throw .sessionKeyring(operation: "keep the passphrase", errno: errno) }
-        guard rws_keyctl_set_timeout(rws_key_serial(key), UInt32(clamping: seconds)) == 0 else {
+        // Made where only this process reaches it; linked where later commands find it only
+        // once it is its owner's alone and has its timeout.
+        let made = rws_add_key("user", description(forVault: path), payload.baseAddress, length, rws_process_keyring)
+        guard made >= 0 else { throw .sessionKeyring(operation: "keep the passphrase", errno: errno) }
+        let key = rws_key_serial(made)
+        defer { _ = rws_keyctl_unlink(key, rws_process_keyring) }
+        func failure(_ operation: String) -> StoreError {
             let code = errno
-            _ = rws_keyctl_invalidate(rws_key_serial(key))
-            throw .sessionKeyring(operation: "set the passphrase's timeout", errno: code)
+            _ = rws_keyctl_invalidate(key)
+            return .sessionKeyring(operation: operation, errno: code)
         }
+        guard rws_keyctl_setperm(key, ownerOnlyPermissions) == 0 else { throw failure("make the passphrase its owner's only") }
+        guard rws_keyctl_set_timeout(key, UInt32(clamping: seconds)) == 0 else { throw failure("set the passphrase's timeout") }
+        // Replaces a key of the same description there.
+        guard rws_keyctl_link(key, place == .session ? rws_session_keyring : rws_user_keyring) == 0 else {
+            throw failure(place == .session ? "keep the passphrase" : "keep the passphrase in the user keyring")
+        }
+        return place
     }
 
     /// What is held for the vault at `path`, or nil when nothing is (or it has expired).
@@ -80,32 +126,39 @@ package enum SessionKeyring {
         }
     }
 
-    /// Forgets what is held for the vault at `path`; whether something was.
+    /// The serial number of the key held for the vault at `path`, or nil (for tests).
+    package static func keySerial(forVault path: String) throws(StoreError) -> Int32? { try find(path) }
+
+    /// Forgets what is held for the vault at `path` (in the session keyring and in the user
+    /// keyring); whether something was.
     @discardableResult
     package static func forget(vault path: String) throws(StoreError) -> Bool {
-        guard let key = try find(path) else { return false }
-        if rws_keyctl_invalidate(key) == 0 { return true }
-        // Kernels before 3.5 have no KEYCTL_INVALIDATE.
-        if rws_keyctl_unlink(key, rws_session_keyring) == 0 { return true }
-        if [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { return false }
-        throw .sessionKeyring(operation: "forget the passphrase", errno: errno)
-    }
-
-    /// Whether the session keyring is the user's default one (`_uid_ses.UID`), which every
-    /// process of this user that has no session keyring of its own shares; nil when unknown.
-    package static func sessionIsSharedUserDefault() -> Bool? {
-        let id = rws_keyctl_get_keyring_id(rws_session_keyring, 0)
-        guard id >= 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: 512)
-        let length = rws_keyctl_describe(rws_key_serial(id), &buffer, buffer.count)
-        guard length > 0 else { return nil }
-        let text = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.split(separator: ";").last?.hasPrefix("_uid_ses.") ?? nil
+        var forgotten = false
+        // One key a round; a passphrase is held in two places at most (an unlock without a
+        // session keyring, and one in a login session).
+        for _ in 0..<4 {
+            guard let key = try find(path) else { break }
+            if rws_keyctl_invalidate(key) == 0 { forgotten = true; continue }
+            // Kernels before 3.5 have no KEYCTL_INVALIDATE.
+            let unlinked = [rws_session_keyring, rws_user_keyring].filter { rws_keyctl_unlink(key, $0) == 0 }
+            if unlinked.isEmpty {
+                if [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { break }
+                throw .sessionKeyring(operation: "forget the passphrase", errno: errno)
+            }
+            forgotten = true
+        }
+        return forgotten
     }
 
     /// Joins a new, empty, anonymous session keyring (for tests: what `keyctl new_session` does).
     package static func joinNewSession() throws(StoreError) {
         guard rws_keyctl_join_session_keyring(nil) >= 0 else { throw .sessionKeyring(operation: "start a new session keyring", errno: errno) }
+    }
+
+    /// Revokes this thread's session keyring (for tests: what pam_keyinit's `revoke` does at
+    /// logout, which leaves a tmux started in that session without a usable one).
+    package static func revokeSession() throws(StoreError) {
+        guard rws_keyctl_revoke(rws_session_keyring) == 0 else { throw .sessionKeyring(operation: "be revoked", errno: errno) }
     }
 
     /// Words for the errors a container or an old kernel gives.
@@ -120,13 +173,20 @@ package enum SessionKeyring {
 
     // MARK: - Helpers
 
+    /// The key held for the vault at `path`: in the session keyring (or a keyring linked
+    /// from it), else in the user keyring.
     private static func find(_ path: String) throws(StoreError) -> rws_key_serial? {
-        let key = rws_keyctl_search(rws_session_keyring, "user", description(forVault: path))
-        if key < 0 {
-            if [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { return nil }
+        let description = description(forVault: path)
+        let key = rws_keyctl_search(rws_session_keyring, "user", description)
+        if key >= 0 { return rws_key_serial(key) }
+        // Not there, or no session keyring to search (revoked at logout): the user keyring.
+        guard [ENOKEY, EKEYEXPIRED, EKEYREVOKED, EACCES].contains(errno) else {
             throw .sessionKeyring(operation: "look for the passphrase", errno: errno)
         }
-        return rws_key_serial(key)
+        let kept = rws_keyctl_search(rws_user_keyring, "user", description)
+        if kept >= 0 { return rws_key_serial(kept) }
+        if [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { return nil }
+        throw .sessionKeyring(operation: "look for the passphrase", errno: errno)
     }
 
     private static func absolute(_ path: String) -> String {

@@ -39,9 +39,21 @@ extension Crypto {
         OPENSSL_cleanse(base, buffer.count)
     }
 
-    /// Wipes an array in place.
+    /// Wipes an array in place. Its storage must not be shared: `withUnsafeMutableBytes` on
+    /// a shared array copies it first (copy-on-write), and the copy is wiped, not the original
+    /// (see `cleanseShared`).
     package static func cleanse(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { cleanse($0) }
+    }
+
+    /// Wipes the storage of an array that no holder will read again, in place, also when
+    /// other copies of the array share it (no copy-on-write): for a plaintext that a result
+    /// carries from thread to thread, once written.
+    package static func cleanseShared(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+            OPENSSL_cleanse(UnsafeMutableRawPointer(mutating: base), buffer.count)
+        }
     }
 
     /// Compares two buffers in time that depends only on their length (`CRYPTO_memcmp`).

@@ -1,5 +1,4 @@
 internal import CLibSecret
-import Dispatch
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -40,16 +39,19 @@ final class SecretServiceClient: @unchecked Sendable {
         return .success(SecretServiceClient(api: api))
     }()
 
-    /// The process-wide client; throws when libsecret cannot be loaded.
-    static func shared() throws(StoreError) -> SecretServiceClient { try loaded.get() }
+    /// The process-wide client; throws when libsecret cannot be loaded. Waits for the
+    /// warm-up first: this is every GLib call's way in.
+    static func shared() throws(StoreError) -> SecretServiceClient {
+        _ = warmUpAnswer
+        return try loaded.get()
+    }
 
     // MARK: - Warm-up
 
-    /// The warm-up started at process start: its answer to `NameHasOwner`, once known.
+    /// The warm-up started at process start: its thread, and its answer to `NameHasOwner`.
     private final class WarmUp: @unchecked Sendable {
-        /// Signalled when the warm-up is over (and again by every waiter, for the next one).
-        let finished = DispatchSemaphore(value: 0)
-        /// Written once by the warm-up thread before `finished` is signalled; nil when it failed.
+        var thread = pthread_t()
+        /// Written by the warm-up thread before it ends (read after `pthread_join`); nil when it failed.
         var secretServiceRuns: Bool?
     }
 
@@ -57,24 +59,38 @@ final class SecretServiceClient: @unchecked Sendable {
     /// before the thread's read), never changed afterwards.
     nonisolated(unsafe) private static var warmUp: WarmUp?
 
-    /// Loads libsecret, connects to the session bus and asks the bus (not the Secret
-    /// Service) whether a Secret Service runs, on a thread of its own; returns at once.
-    /// Sends nothing to the Secret Service. Call at most once, at process start, before any
-    /// other use of this type.
-    static func startWarmUp() {
+    /// The warm-up's answer, once its thread has ended (joined once, by the first caller;
+    /// later callers wait for that one); nil when there was no warm-up or it failed.
+    ///
+    /// No other thread makes a GLib call before the warm-up thread is gone: GLib's type
+    /// system deadlocks when one thread registers a type (GDBusConnection, in the warm-up's
+    /// `g_bus_get_sync`) while another initialises a class that needs it (SecretService's, in
+    /// `secret_service_get_sync`): issue 21 item 10, `KeyringWarmUpRaceTests`.
+    private static let warmUpAnswer: Bool? = {
+        guard let warmUp else { return nil }
+        pthread_join(warmUp.thread, nil)
+        return warmUp.secretServiceRuns
+    }()
+
+    /// Loads libsecret and connects to the session bus, and with `askingTheBus` asks the bus
+    /// (not the Secret Service) whether a Secret Service runs, on a thread of its own; returns
+    /// at once. Sends nothing to the Secret Service. Call at most once, at process start,
+    /// before any other use of this type; every later use waits for it to end.
+    ///
+    /// Ask the bus only when the answer will be needed (`--store auto`): the first keyring
+    /// call waits for the warm-up, and would wait for that round trip for nothing.
+    static func startWarmUp(askingTheBus: Bool) {
         guard warmUp == nil else { return }
-        warmUp = WarmUp()
-        var attributes = pthread_attr_t()
-        guard pthread_attr_init(&attributes) == 0 else { warmUp = nil; return }
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let started = pthread_create(&thread, &attributes, { _ in
+        let state = WarmUp()
+        warmUp = state
+        let started = pthread_create(&state.thread, nil, askingTheBus ? { _ in
             guard let state = SecretServiceClient.warmUp else { return nil }
             if let client = try? SecretServiceClient.loaded.get() {
                 state.secretServiceRuns = try? client.nameHasOwner("org.freedesktop.secrets")
             }
-            state.finished.signal()
+            return nil
+        } : { _ in
+            if let client = try? SecretServiceClient.loaded.get() { client.connect() }
             return nil
         }, nil)
         // No thread: nothing is lost, everything happens on first use.
@@ -84,15 +100,18 @@ final class SecretServiceClient: @unchecked Sendable {
     /// Whether some process owns `org.freedesktop.secrets` on the session bus (activates
     /// nothing): the warm-up's answer when it got one, else asked now.
     static func secretServiceIsRunning() throws(StoreError) -> Bool {
-        if let warmUp {
-            warmUp.finished.wait()
-            warmUp.finished.signal()
-            if let answer = warmUp.secretServiceRuns { return answer }
-        }
+        if let answer = warmUpAnswer { return answer }
         return try shared().nameHasOwner("org.freedesktop.secrets")
     }
 
     // MARK: - Bus and collection
+
+    /// Connects to the session bus (GDBus keeps the connection for libsecret); a failure is
+    /// left for the first real call to report.
+    func connect() {
+        var error: UnsafeMutablePointer<GError>?
+        if rws_session_bus(api, &error) == nil, let error { api.pointee.g_error_free(error) }
+    }
 
     /// Whether some process owns `name` on the session bus. Never activates a service.
     func nameHasOwner(_ name: String) throws(StoreError) -> Bool {

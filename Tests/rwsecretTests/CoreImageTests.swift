@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a core image of rwsecret holds when it ends: gdb's `gcore` (as root: the process is
+/// not dumpable) of a decrypt stopped in `_exit` by a shim, searched for the password and
+/// the plaintext (issue 21, closing note). A line-mode plaintext was left in memory once per
+/// message: `cleanse(&copy)` of the result's shared array wiped a copy made on write; `--json`
+/// left more, in the Strings its object was built from.
+@Suite(.enabled(if: geteuid() == 0 && PrivateKeyring.executable("gcore") != nil,
+                "needs root and gdb's gcore (Debian package gdb; make test installs it)"))
+struct CoreImageTests {
+    /// LD_PRELOAD shim: `_exit` first creates the file RWS_PAUSED_FILE, then stops the
+    /// process (SIGSTOP) until it is continued, then exits.
+    static let pauseAtExit = """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <fcntl.h>
+        #include <signal.h>
+        #include <stdlib.h>
+        #include <unistd.h>
+        void _exit(int status) {
+            static void (*real)(int);
+            if (!real) *(void **)&real = dlsym(RTLD_NEXT, "_exit");
+            const char *flag = getenv("RWS_PAUSED_FILE");
+            if (flag) { int fd = open(flag, O_WRONLY | O_CREAT | O_CLOEXEC, 0600); if (fd >= 0) close(fd); }
+            raise(SIGSTOP);
+            real(status);
+            for (;;) {}
+        }
+        """
+
+    /// Runs `rwsecret ARGS` stopped at its exit, takes its core image, and counts the copies
+    /// of `password` and `plaintext` in it; the decrypt's exit status and stdout.
+    func copies(_ arguments: [String], password: String, plaintext: String, in dir: TemporaryFolder,
+                environment extra: [String: String] = [:]) throws -> (password: Int, plaintext: Int, status: Int32, out: String) {
+        let shim = try Shim.build(Self.pauseAtExit, named: "pause-at-exit", in: dir.url)
+        // The secrets reach the script as files: in its environment they would be in the core image.
+        _ = dir.file("needles", password + "\n" + plaintext + "\n")
+        let script = """
+            set -u
+            rm -f "$DIR/paused" "$DIR"/core.*
+            LD_PRELOAD="$SHIM" RWS_PAUSED_FILE="$DIR/paused" "$RWSECRET" "$@" > "$DIR/out" 2> "$DIR/err" &
+            pid=$!
+            # A bound on a hang, not on speed: a run takes well under a second.
+            for i in $(seq 1 1200); do [ -e "$DIR/paused" ] && break; sleep 0.05; done
+            [ -e "$DIR/paused" ] || { kill -9 $pid; echo "never reached _exit: $(cat "$DIR/err")"; exit 1; }
+            gcore -o "$DIR/core" $pid > "$DIR/gcore.log" 2>&1 || { kill -9 $pid; cat "$DIR/gcore.log"; exit 1; }
+            kill -CONT $pid
+            wait $pid
+            echo "status $?"
+            core=$(ls "$DIR"/core.* | head -n 1)
+            echo "password $(grep -a -o -F -e "$(sed -n 1p "$DIR/needles")" "$core" | wc -l)"
+            echo "plaintext $(grep -a -o -F -e "$(sed -n 2p "$DIR/needles")" "$core" | wc -l)"
+            rm -f "$core"
+            """
+        var environment = RWSecretProcess.environment(home: dir.url, extra: extra)
+        environment["SHIM"] = shim
+        environment["DIR"] = dir.path
+        environment["RWSECRET"] = RWSecretProcess.executable.path
+        let run = try RWSecretProcess.run(["-c", script, "measure"] + arguments, environment: environment,
+                                          mergingStandardError: true, executable: URL(fileURLWithPath: "/bin/bash"))
+        let lines = run.outLines
+        func value(_ name: String) -> Int? {
+            lines.first { $0.hasPrefix(name + " ") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+        }
+        guard let passwordCopies = value("password"), let plaintextCopies = value("plaintext"), let status = value("status") else {
+            Issue.record("no measurement: \(run.out)")
+            return (-1, -1, -1, "")
+        }
+        let out = (try? String(contentsOfFile: dir.path + "/out", encoding: .utf8)) ?? ""
+        return (passwordCopies, plaintextCopies, Int32(status), out)
+    }
+
+    @Test(arguments: [1, 30], [false, true])
+    func aLineModeDecryptLeavesNoPlaintextAndNoPasswordFromAFile(messages: Int, json: Bool) throws {
+        let dir = TemporaryFolder()
+        let password = "core-password-\(UInt64.random(in: 0...UInt64.max))"
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let passwordFile = dir.file("password", password + "\n")
+        let input = dir.file("m.txt", (0..<messages).map { _ in Messages.password(plaintext, password) + "\n" }.joined())
+        let found = try copies(["decrypt", "--no-store", "--password-file", passwordFile, input] + (json ? ["--json"] : []),
+                               password: password, plaintext: plaintext, in: dir)
+        #expect(found.status == 0)
+        #expect(found.out.components(separatedBy: plaintext).count - 1 == messages, "\(found.out)")
+        #expect(found.plaintext == 0, "\(found.plaintext) copies of the plaintext in the core image")
+        #expect(found.password == 0, "\(found.password) copies of the password in the core image")
+    }
+}
