@@ -30,6 +30,9 @@ struct BinaryDecryption {
         case .chosen(let chosen): destination = chosen
         case .refused(let status): return status
         }
+        // A plaintext file is made private (0600): replacing a file of another mode says so.
+        let replacedMode = Self.replacedMode(output)
+        defer { if let replacedMode, Self.replacedMode(output) == nil { Self.sayModeChanged(output!, from: replacedMode) } }
         var stream = VerifiedStream(jobs: session.jobs)
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
         stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
@@ -123,8 +126,29 @@ struct BinaryDecryption {
         case refused(ExitStatus)
     }
 
+    /// The permission bits of the regular file at OUT when they are not 0600, else nil.
+    private static func replacedMode(_ output: String?) -> mode_t? {
+        guard let output, output != "-" else { return nil }
+        var info = stat()
+        guard stat(output, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let mode = info.st_mode & 0o7777
+        return mode == 0o600 ? nil : mode
+    }
+
+    /// One line when a decrypted OUT replaced a file of another mode (it is now 0600).
+    private static func sayModeChanged(_ output: String, from mode: mode_t) {
+        Output.standardError.line("rwsecret: \(Output.escaped(output)): now mode 0600, as every plaintext rwsecret writes (it was \(Self.octal(mode)))")
+    }
+
+    /// `mode` in octal with a leading 0, as `ls -l` users write it (0644).
+    private static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode, radix: 8)
+        return "0" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+    }
+
     private func report(_ name: String, _ reason: String, _ status: ExitStatus) -> ExitStatus {
         Output.standardError.line("rwsecret: \(Output.escaped(name)): \(reason)")
         return status
     }
 }
+

@@ -58,7 +58,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
-        @Option(help: ArgumentHelp("Also open age messages with the identities of this file: AGE-SECRET-KEY-1… lines, or an unencrypted OpenSSH id_ed25519 / id_rsa key (repeatable).", valueName: "file"), completion: .file())
+        @Option(help: ArgumentHelp("Also open age messages with the identities of this file: AGE-SECRET-KEY-1... lines, or an unencrypted OpenSSH id_ed25519 / id_rsa key (repeatable).", valueName: "file"), completion: .file())
         var identity: [String] = []
 
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with.", valueName: "n"))
@@ -148,6 +148,9 @@ extension RWSecret {
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
             if !inBand && !idColumn { session.otherKinds = { input, index in try kinds.records(of: input, index: index) } }
+            // The closure holds `kinds`, which holds the session: break the cycle, so that the
+            // session and its client (the passwords, wiped when released) go before exit.
+            defer { session.otherKinds = nil }
             session.emptyChainStatus = noStore ? .failure : .unavailable
             let status = binary
                 ? try BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities).run(file: files.first ?? "-")

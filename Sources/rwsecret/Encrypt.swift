@@ -52,7 +52,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("PBKDF2 iterations (default 10,000); only rwsecret and a few RNCryptor implementations open such messages.", valueName: "n"))
         var iterations: Int?
 
-        @Option(name: .customLong("to"), help: ArgumentHelp("Write one age file to this recipient: age1…, or an ssh-ed25519 / ssh-rsa public key (repeatable).", valueName: "recipient"))
+        @Option(name: .customLong("to"), help: ArgumentHelp("Write one age file to this recipient: age1..., or an ssh-ed25519 / ssh-rsa public key (repeatable).", valueName: "recipient"))
         var recipients: [String] = []
 
         @Option(name: .customLong("to-file"), help: ArgumentHelp("Write one age file to the recipients listed in this file (age's syntax: one a line, # comments; repeatable).", valueName: "file"),

@@ -308,6 +308,25 @@ extension AfternoonTests {
         #expect(opened.out == "plaintext\n")
     }
 
+    @Test("decrypt --binary -o OUT over a file of another mode makes it 0600 and says so; a failed run leaves it and says nothing")
+    func decryptSaysTheModeChanged() throws {
+        let message = home.file("m.bin", bytes: Messages.raw(Array("secret\n".utf8), "pw"))
+        let existing = home.file("existing.txt", "old")
+        #expect(chmod(existing, 0o644) == 0)
+        let wrong = try run(["decrypt", "--no-store", "--binary", message, "-o", existing], extra: ["RWSECRET_PASSWORD": "other"])
+        #expect(wrong.status == 1)
+        #expect(!wrong.stderr.contains("now mode"), "\(wrong.stderr)")
+        var info = stat()
+        #expect(stat(existing, &info) == 0 && info.st_mode & 0o777 == 0o644)
+        let result = try run(["decrypt", "--no-store", "--binary", message, "-o", existing], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errLines == ["rwsecret: \(existing): now mode 0600, as every plaintext rwsecret writes (it was 0644)"])
+        #expect(stat(existing, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // Already 0600: nothing to say.
+        let again = try run(["decrypt", "--no-store", "--binary", message, "-o", existing], extra: ["RWSECRET_PASSWORD": "pw"])
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
+    }
+
     @Test("encrypt --binary FILE -o FILE is refused (73), as decrypt refuses it, and FILE is untouched")
     func encryptRefusesItsInputAsOutput() throws {
         let plain = home.file("self.txt", "keep me\n")

@@ -277,11 +277,11 @@ struct ReadmeTests {
         #expect(details.contains("make bench") && details.contains("make bench-peers"))
     }
 
-    @Test("kinds of message: what opens today, and what does not yet")
+    @Test("kinds of message: what opens today, and what does not")
     func kinds() throws {
         let start = try #require(Self.lines.firstIndex(of: "## Kinds of message"))
         let section = Self.lines[start...].dropFirst().prefix { !$0.hasPrefix("## ") }.joined(separator: "\n")
-        for kind in ["RNCryptor v3 and v2", "RNCryptor v0 and v1", "--allow-legacy", "age", "OpenPGP", "Ansible Vault", "OpenSSL `enc`", "not yet"] {
+        for kind in ["RNCryptor v3 and v2", "RNCryptor v0 and v1", "--allow-legacy", "age", "OpenPGP", "Ansible Vault", "OpenSSL `enc`", "SEIPD v2", "| yes |", "| no: "] {
             #expect(section.contains(kind), "\(kind)")
         }
     }
