@@ -100,6 +100,23 @@ struct PipelineTests {
         #expect(records.first?["plaintext"] as? String == "x")
     }
 
+    @Test("--in-band and --id-column inputs are rows whatever their first bytes: a NUL id or message first gives one record per row, never 'binary data'")
+    func binaryLookingRows() throws {
+        var input = Data([0x00, UInt8(ascii: "\t")])
+        input.append(Data(("garbage\u{0}\u{1}\n" + "r2\t" + Messages.password("x", "pw") + "\n").utf8))
+        for args in [["decrypt", "--no-store", "--in-band", "--id-column"], ["decrypt", "--no-store", "--in-band"]] {
+            let result = try RWSecretProcess.run(args, stdin: input, environment: env.merging(["RWSECRET_PASSWORD": "pw"]) { $1 }, directory: dir.url)
+            #expect(result.status == 0, "\(args): \(result.stderr)")
+            #expect(!result.stderr.contains("binary data"), "\(args): \(result.stderr)")
+            let records = try Self.json(result)
+            #expect(records.count == 2, "\(args)")
+            #expect(records.first?["status"] as? String == "failed", "\(args)")
+        }
+        let idColumn = try RWSecretProcess.run(["decrypt", "--no-store", "--in-band", "--id-column"], stdin: input,
+                                               environment: env.merging(["RWSECRET_PASSWORD": "pw"]) { $1 }, directory: dir.url)
+        #expect(try Self.json(idColumn).last?["plaintext"] as? String == "x")
+    }
+
     // Before: exit 66 for a missing password file was hidden by engines that ignore the code, and an
     // empty chain gave one `tried 0` per row and exit 1.
     @Test("--in-band fatal problems are decided before input is read: non-zero, one stderr line, no records")
