@@ -31,7 +31,8 @@ def run(*args):
 def public_symbols(module, bin_path, triple, work):
     out = os.path.join(work, module)
     os.makedirs(out)
-    module_maps = [os.path.join(ROOT, "Sources", name, "module.modulemap") for name in ("COpenSSL", "CLibSecret", "CLinuxSyscalls")]
+    # Every system-library target's module map (COpenSSL, CLibSecret, CZlib, ...), as SwiftPM hands them to a dependent.
+    module_maps = sorted(glob.glob(os.path.join(ROOT, "Sources", "C*", "module.modulemap")))
     module_maps.append(os.path.join(bin_path, "CSHA1Kernel.build", "module.modulemap"))
     args = [SWIFT, "symbolgraph-extract", "-module-name", module, "-target", triple,
             "-I", os.path.join(bin_path, "Modules"), "-minimum-access-level", "public",
