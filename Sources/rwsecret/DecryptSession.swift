@@ -87,12 +87,13 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .otherKinds(records))
             return
         }
-        // --in-band and --id-column promise a record per row: their input is rows, whatever its
-        // first bytes look like (a NUL id is a row with a bad id, not a binary file).
+        // --in-band and --id-column promise a record per row: control bytes or a NUL in the first
+        // rows make a row fail, not the whole input (a raw RNCryptor message, which starts with
+        // its version byte, is still said once: it is never rows).
         let rowsPromised = writer.mode.inBand || writer.mode.idColumn
         switch rows.kind {
         case .text: break
-        case .rawMessage where rowsPromised, .rawForeign where rowsPromised, .binary where rowsPromised: break
+        case .rawForeign where rowsPromised, .binary where rowsPromised: break
         case .rawMessage:
             pipeline.submit(result: .rawMessage(source: name))
             return

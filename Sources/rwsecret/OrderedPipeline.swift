@@ -100,10 +100,9 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
             run()
         } else {
             group.enter()
-            workers.run { [group] in
-                run()
-                group.leave()
-            }
+            // `leave` only once the worker has let go of `run` and all it holds (the message,
+            // the chain's passwords): the run may end, and the process exit, at once after it.
+            workers.run(run) { [group] in group.leave() }
         }
     }
 
@@ -141,16 +140,27 @@ private final class WorkerThreads: @unchecked Sendable {
     private let limit: Int
     private let lock = Lock()
     private let ready = DispatchSemaphore(value: 0)
-    private var queue: [@Sendable () -> Void] = []
+    private var queue: [Item] = []
+
+    /// A queued job, and what to do once the job (and everything it captured) is released.
+    private final class Item: @unchecked Sendable {
+        var work: (@Sendable () -> Void)?
+        let done: @Sendable () -> Void
+        init(_ work: @escaping @Sendable () -> Void, done: @escaping @Sendable () -> Void) {
+            self.work = work
+            self.done = done
+        }
+    }
     private var threads = 0
     private var idle = 0
 
     init(limit: Int) { self.limit = max(1, limit) }
 
-    /// Runs `work` on an idle thread, or on a new one while fewer than `limit` run.
-    func run(_ work: @escaping @Sendable () -> Void) {
+    /// Runs `work` on an idle thread, or on a new one while fewer than `limit` run; then
+    /// releases it, then calls `done`.
+    func run(_ work: @escaping @Sendable () -> Void, then done: @escaping @Sendable () -> Void) {
         let spawn = lock.withLock {
-            queue.append(work)
+            queue.append(Item(work, done: done))
             if idle > 0 {
                 idle -= 1
                 return false
@@ -190,7 +200,9 @@ private final class WorkerThreads: @unchecked Sendable {
 
     private func runOne() {
         ready.wait()
-        let work = lock.withLock { queue.removeFirst() }
-        work()
+        let item = lock.withLock { queue.removeFirst() }
+        item.work?()
+        item.work = nil  // its captures go now (secrets wiped as they are released), before `done`
+        item.done()
     }
 }
