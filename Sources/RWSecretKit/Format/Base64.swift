@@ -2,10 +2,16 @@
 public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    /// 255 marks a byte that is not in the (lenient) alphabet.
-    private static let values: [UInt8] = {
+    /// 255 marks a byte that is not in the standard alphabet.
+    private static let standardValues: [UInt8] = {
         var table = [UInt8](repeating: 255, count: 256)
         for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        return table
+    }()
+
+    /// 255 marks a byte that is not in the (lenient) alphabet: the standard one and the URL-safe `-` and `_`.
+    private static let values: [UInt8] = {
+        var table = standardValues
         table[Int(UInt8(ascii: "-"))] = 62  // URL-safe alphabet
         table[Int(UInt8(ascii: "_"))] = 63
         return table
@@ -17,16 +23,22 @@ public enum Base64 {
     /// Standard base64 with `=` padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        encode(bytes, padded: true, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the standard base64 of `bytes` to `out`, with `=` padding or without (age's
+    /// header and keys).
+    package static func encode(_ bytes: some Collection<UInt8>, padded: Bool, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
         var iterator = bytes.makeIterator()
         while let b0 = iterator.next() {
             let b1 = iterator.next(), b2 = iterator.next()
             out.append(alphabet[Int(b0 >> 2)])
             out.append(alphabet[Int((b0 & 0x03) << 4 | (b1 ?? 0) >> 4)])
-            out.append(b1.map { alphabet[Int(($0 & 0x0f) << 2 | (b2 ?? 0) >> 6)] } ?? UInt8(ascii: "="))
-            out.append(b2.map { alphabet[Int($0 & 0x3f)] } ?? UInt8(ascii: "="))
+            if let b1 { out.append(alphabet[Int((b1 & 0x0f) << 2 | (b2 ?? 0) >> 6)]) } else if padded { out.append(UInt8(ascii: "=")) }
+            if let b2 { out.append(alphabet[Int(b2 & 0x3f)]) } else if padded { out.append(UInt8(ascii: "=")) }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes standard or URL-safe base64, with or without `=` padding.
@@ -43,12 +55,21 @@ public enum Base64 {
         let significant = text.count - padding
         guard significant % 4 != 1 else { return nil }
         if padding > 0 && (significant + padding) % 4 != 0 { return nil }
+        return decodeDigits(text.prefix(significant), lenient: true, canonical: false)
+    }
+
+    /// Decodes base64 digits with no `=` padding: the lenient alphabet (standard and URL-safe)
+    /// or the standard one alone; `canonical` also requires the unused low bits of the last
+    /// digit to be zero (as age does). Nil for any other byte or a length base64 cannot have.
+    package static func decodeDigits(_ digits: some Collection<UInt8>, lenient: Bool, canonical: Bool) -> [UInt8]? {
+        guard digits.count % 4 != 1 else { return nil }
+        let table = lenient ? values : standardValues
         var out: [UInt8] = []
-        out.reserveCapacity(significant * 3 / 4)
+        out.reserveCapacity(digits.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
-        for c in text.prefix(significant) {
-            let value = values[Int(c)]
+        for c in digits {
+            let value = table[Int(c)]
             guard value != 255 else { return nil }
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
@@ -57,6 +78,7 @@ public enum Base64 {
                 out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
             }
         }
+        if canonical && accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
         return out
     }
 }

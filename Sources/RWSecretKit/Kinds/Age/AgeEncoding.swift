@@ -1,33 +1,9 @@
 /// The encodings age's format is strict about: canonical base64 (unpadded in the header,
 /// padded in the armor) and Bech32 for keys.
 enum AgeEncoding {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    private static let values: [UInt8] = {
-        var table = [UInt8](repeating: 255, count: 256)
-        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
-        return table
-    }()
-
     /// Standard-alphabet base64 without padding, canonical (unused bits zero); nil otherwise.
     static func decodeRaw(_ text: some Collection<UInt8>) -> [UInt8]? {
-        guard text.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for c in text {
-            let value = values[Int(c)]
-            guard value != 255 else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        // Leftover bits must be zero (the canonical encoding).
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return out
+        Base64.decodeDigits(text, lenient: false, canonical: true)
     }
 
     /// Standard-alphabet base64 with the `=` padding its length needs, canonical; nil otherwise.
@@ -46,15 +22,7 @@ enum AgeEncoding {
     /// Unpadded canonical base64 of `bytes`.
     static func encodeRaw(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            let b0 = bytes[i], b1 = i + 1 < bytes.count ? bytes[i + 1] : 0, b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 3) << 4 | b1 >> 4)])
-            if i + 1 < bytes.count { out.append(alphabet[Int((b1 & 15) << 2 | b2 >> 6)]) }
-            if i + 2 < bytes.count { out.append(alphabet[Int(b2 & 63)]) }
-            i += 3
-        }
+        Base64.encode(bytes, padded: false, into: &out)
         return out
     }
 

@@ -135,29 +135,12 @@ struct AgeArmorWriter {
         out.reserveCapacity(out.count + lines * 65)
         pending.withUnsafeBufferPointer { input in
             for line in 0..<lines {
-                Self.encode(UnsafeBufferPointer(rebasing: input[line * 48..<line * 48 + 48]), into: &out)
+                Base64.encode(UnsafeBufferPointer(rebasing: input[line * 48..<line * 48 + 48]), padded: true, into: &out)
                 out.append(0x0a)
             }
         }
         pending.removeFirst(lines * 48)
         return out
-    }
-
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    /// Padded standard base64 of `bytes`, appended to `out`.
-    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        var i = 0
-        while i + 3 <= bytes.count {
-            let b0 = bytes[i], b1 = bytes[i + 1], b2 = bytes[i + 2]
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int((b0 & 3) << 4 | b1 >> 4)])
-            out.append(alphabet[Int((b1 & 15) << 2 | b2 >> 6)])
-            out.append(alphabet[Int(b2 & 63)])
-            i += 3
-        }
-        guard i < bytes.count else { return }
-        out.append(contentsOf: Base64.encode(UnsafeBufferPointer(rebasing: bytes[i...])).utf8)
     }
 
     mutating func finish() -> [UInt8] {
