@@ -182,23 +182,3 @@ public final class PasswordHandler: DecryptionHandler {
         return keys
     }
 }
-
-/// Slots that concurrent iterations each write once (distinct indices, so no lock is needed).
-private final class ResultSlots<Value>: @unchecked Sendable {
-    // Raw memory, not an Array: each write to an Array is a formal access to the whole
-    // array (uniqueness check, write-back), which races between threads (ThreadSanitizer).
-    private let slots: UnsafeMutableBufferPointer<Value?>
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil)
-    }
-    deinit {
-        _ = slots.deinitialize()
-        slots.deallocate()
-    }
-    subscript(index: Int) -> Value? {
-        get { slots[index] }
-        set { slots[index] = newValue }
-    }
-    var values: [Value] { slots.map { $0! } }
-}

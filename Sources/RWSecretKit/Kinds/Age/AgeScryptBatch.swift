@@ -52,9 +52,9 @@ package struct AgeScryptBatch {
         var start = 0
         while start < passwords.count {
             let batch = Array(passwords[start..<min(start + width, passwords.count)])
-            let slots = Slots(count: batch.count)
+            let slots = ResultSlots<AgeKind.ScryptUnwrap>(count: batch.count)
             let unwrap: @Sendable (Int) -> Void = { index in
-                slots.set(index, AgeKind.unwrapScrypt(scrypt, password: batch[index]))
+                slots[index] = AgeKind.unwrapScrypt(scrypt, password: batch[index])
             }
             if batch.count > 1 {
                 DispatchQueue.concurrentPerform(iterations: batch.count, execute: unwrap)
@@ -63,7 +63,7 @@ package struct AgeScryptBatch {
             }
             for index in 0..<batch.count {
                 tried += 1
-                switch slots.get(index) {
+                switch slots[index] {
                 case .refused?: throw .header("scrypt refused work factor \(scrypt.logN)")
                 case .opened(let fileKey)?:
                     try AgeKind.checkMAC(header, fileKey: fileKey)
@@ -74,20 +74,5 @@ package struct AgeScryptBatch {
             start += batch.count
         }
         return (nil, cost())
-    }
-
-    /// One result per try, written from the threads (raw memory: no array access races).
-    private final class Slots: @unchecked Sendable {
-        private let slots: UnsafeMutableBufferPointer<AgeKind.ScryptUnwrap?>
-        init(count: Int) {
-            slots = .allocate(capacity: count)
-            slots.initialize(repeating: nil)
-        }
-        deinit {
-            _ = slots.deinitialize()
-            slots.deallocate()
-        }
-        func set(_ index: Int, _ value: AgeKind.ScryptUnwrap) { slots[index] = value }
-        func get(_ index: Int) -> AgeKind.ScryptUnwrap? { slots[index] }
     }
 }
