@@ -152,13 +152,20 @@ package final class ChaChaPolyOpener {
 
     /// An opener for the 32-byte `key`.
     package init(key: some ContiguousByteStorage) {
+        context = Self.context(key: key, sealing: false)
+    }
+
+    /// A ChaCha20-Poly1305 context keyed with `key`, for opening or (`ChaChaPolySealer`) sealing.
+    static func context(key: some ContiguousByteStorage, sealing: Bool) -> OpaquePointer {
         Crypto.initializeOpenSSL()
         guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL EVP_CIPHER_CTX_new failed (out of memory)") }
-        context = ctx
         let ok = key.withUnsafeBytes { k in
-            EVP_DecryptInit_ex(ctx, EVP_chacha20_poly1305(), nil, k.baseAddress!.assumingMemoryBound(to: UInt8.self), nil)
+            let raw = k.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return sealing ? EVP_EncryptInit_ex(ctx, EVP_chacha20_poly1305(), nil, raw, nil)
+                           : EVP_DecryptInit_ex(ctx, EVP_chacha20_poly1305(), nil, raw, nil)
         }
         precondition(ok == 1, "OpenSSL ChaCha20-Poly1305 set-up failed")
+        return ctx
     }
 
     deinit { EVP_CIPHER_CTX_free(context) }

@@ -137,13 +137,7 @@ package final class ChaChaPolySealer {
     private let context: OpaquePointer
 
     package init(key: some ContiguousByteStorage) {
-        Crypto.initializeOpenSSL()
-        guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL EVP_CIPHER_CTX_new failed (out of memory)") }
-        context = ctx
-        let ok = key.withUnsafeBytes { k in
-            EVP_EncryptInit_ex(ctx, EVP_chacha20_poly1305(), nil, k.baseAddress!.assumingMemoryBound(to: UInt8.self), nil)
-        }
-        precondition(ok == 1, "OpenSSL ChaCha20-Poly1305 set-up failed")
+        context = ChaChaPolyOpener.context(key: key, sealing: true)
     }
 
     deinit { EVP_CIPHER_CTX_free(context) }
