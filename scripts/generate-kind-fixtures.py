@@ -22,16 +22,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Fixtures", "kinds")
 PTY = os.path.join(ROOT, "scripts", "age-pty.py")
-WIDE = ["é", "ü", "ß", "ñ", "Ж", "я", "λ", "日", "本", "한", "😀", "🔑", "e\u0301"]
-
-
-def password(unicode):
-    ascii_chars = [chr(c) for c in range(0x21, 0x7F)] + [" "]
-    chars = [random.choice(WIDE) if unicode and random.random() < 0.5 else random.choice(ascii_chars)
-             for _ in range(random.randint(8, 20))]
-    chars[0] = random.choice(ascii_chars[:-1])
-    chars[-1] = random.choice(WIDE) if unicode else random.choice(ascii_chars[:-1])
-    return "".join(chars)
+from fixture_passwords import password
 
 
 def main():
