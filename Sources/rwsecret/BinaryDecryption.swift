@@ -58,8 +58,7 @@ struct BinaryDecryption {
             case .read(let error): return report(shown, "\(error)", .ioError)
             case .create(let error) where error.code == EOPNOTSUPP:
                 let name = output ?? "-"
-                let words = OutputPath.inPseudoFilesystem(name) ? OutputPath.createFailure(name, SystemError(code: ENOENT)) : Self.noUnnamedFiles
-                return report(name, words, .cannotCreate)
+                return report(name, Self.noUnnamedFile(name), .cannotCreate)
             case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
             case .temporaryFile(let error, let folder):
                 return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
@@ -101,8 +100,7 @@ struct BinaryDecryption {
         case .replaceable:
             // Refused before anything is read (a password asked): see `noUnnamedFiles`.
             if !PrivateFile.canBeUnnamed(in: folder(of: output)) {
-                let words = OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, SystemError(code: ENOENT)) : Self.noUnnamedFiles
-                return .refused(report(output, words, .cannotCreate))
+                return .refused(report(output, Self.noUnnamedFile(output), .cannotCreate))
             }
             return .chosen(.file(output))
         case .directory: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
@@ -118,6 +116,12 @@ struct BinaryDecryption {
     /// Why OUT is refused on a filesystem without `O_TMPFILE` (FUSE, some network
     /// filesystems): plaintext there would need a name before it is complete, and a
     /// SIGKILL would leave it behind.
+    /// Why OUT, whose folder made no unnamed file, is refused: a pseudo filesystem (proc,
+    /// sysfs) takes no new file at all; any other lacks `O_TMPFILE`.
+    static func noUnnamedFile(_ output: String) -> String {
+        OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, SystemError(code: ENOENT)) : noUnnamedFiles
+    }
+
     static let noUnnamedFiles = "cannot create: its folder's filesystem cannot make unnamed files (O_TMPFILE), and a killed run would leave plaintext there under a temporary name; write OUT on another filesystem, or to stdout"
 
     private enum DestinationChoice {
