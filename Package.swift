@@ -67,7 +67,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RNCryptorCompatTests",
-            dependencies: ["RNCryptorCompat"]
+            dependencies: ["RNCryptorCompat"],
+            // RNCryptor Swift's own tests, vendored (MIT): their licence and what was left out.
+            exclude: ["Upstream/LICENSE", "Upstream/README.md"]
         ),
         .testTarget(
             name: "rwsecretTests",
