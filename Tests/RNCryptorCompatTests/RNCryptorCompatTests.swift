@@ -111,6 +111,29 @@ final class RNCryptorCompatTests: XCTestCase {
         assertThrows(.unknownHeader) { try RNCryptor.DecryptorV3(password: "password").decrypt(data: zeros) }
     }
 
+    /// The one difference from RNCryptor Swift (the test above) stays documented where a user
+    /// meets it: on each decryptor's `update(withData:)` and `finalData()`, on the module, and in
+    /// docs/library.md.
+    func testTheOneDifferenceIsDocumented() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        let source = try String(contentsOf: root.appendingPathComponent("Sources/RNCryptorCompat/RNCryptor.swift"), encoding: .utf8)
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        /// The `///` lines just above line `index`.
+        func docComment(above index: Int) -> String {
+            lines[..<index].reversed().prefix { $0.trimmingCharacters(in: .whitespaces).hasPrefix("///") }.reversed().joined(separator: " ")
+        }
+        let updates = lines.indices.filter { lines[$0].contains("public func update(withData data: Data) throws -> Data") }
+        let finals = lines.indices.filter { lines[$0].contains("public func finalData() throws -> Data") }
+        XCTAssertEqual(updates.count, 2, "Decryptor and DecryptorV3")
+        XCTAssertEqual(finals.count, 2, "Decryptor and DecryptorV3")
+        for index in updates { XCTAssert(docComment(above: index).contains("returns **empty data** (unlike RNCryptor Swift"), lines[index]) }
+        for index in finals { XCTAssert(docComment(above: index).contains("returns the **whole** plaintext"), lines[index]) }
+        XCTAssert(source.hasPrefix("// RNCryptor Swift's public API"))
+        XCTAssert(source.contains("// One deliberate difference: decryptors never hand out plaintext before the\n// HMAC has been verified."))
+        let library = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
+        XCTAssert(library.contains("**One deliberate difference.** RNCryptor Swift's `Decryptor.update(withData:)` returns\nplaintext before the HMAC"))
+    }
+
     /// RNCryptor Swift reads v3 only, and so does this module: a v1 message (Fixtures/peers,
     /// whose HMAC does not cover its IV) is an unknown header, whatever RWSecretKit's
     /// `LegacyFormats` (RWSecretKit refuses it by default too).

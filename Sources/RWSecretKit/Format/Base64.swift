@@ -41,11 +41,30 @@ public enum Base64 {
         }
     }
 
-    /// Decodes standard or URL-safe base64, with or without `=` padding.
+    /// Decodes standard or URL-safe base64, with or without `=` padding, as a server receives
+    /// it: line breaks (`\n` or `\r\n`) are skipped wherever they are, so a trailing one and
+    /// lines wrapped by PEM, MIME or `base64(1)` decode too.
     ///
-    /// Returns nil for anything else: a byte outside both alphabets, padding
-    /// anywhere but at the end, more than two `=`, or a length no base64 text can have.
+    /// Returns nil for anything else: a byte outside both alphabets (a space, a tab, a `\r`
+    /// not followed by `\n`), padding anywhere but at the end, more than two `=`, or a length
+    /// no base64 text can have.
     public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? {
+        let newline = UInt8(ascii: "\n")
+        guard text.contains(newline) else { return decodeUnbroken(text) }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(text.count)
+        for c in text {
+            if c == newline {
+                if joined.last == UInt8(ascii: "\r") { joined.removeLast() }  // \r\n; a lone \r stays, and is refused
+            } else {
+                joined.append(c)
+            }
+        }
+        return decodeUnbroken(joined)
+    }
+
+    /// `decodeLenient` of text without line breaks.
+    private static func decodeUnbroken(_ text: some Collection<UInt8>) -> [UInt8]? {
         var padding = 0
         for c in text.reversed() {
             guard c == UInt8(ascii: "=") else { break }
