@@ -34,7 +34,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update release-check demo bench bench-scaling bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update api-breaking release-check demo bench bench-scaling bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -109,6 +109,11 @@ api-check: deps
 ## api-update: rewrites api.txt from the build (commit it with the API change it records)
 api-update: deps
 	SWIFT="$(SWIFT)" python3 scripts/api-check.py update
+
+## api-breaking: swift package diagnose-api-breaking-changes for RWSecretKit and RNCryptorCompat against
+## the latest tag; fails on a breaking change; says so and succeeds while there is no tag (no baseline)
+api-breaking: deps
+	SWIFT="$(SWIFT)" sh scripts/api-breaking.sh
 
 ## release-check: before tagging the version: CHANGELOG.md's section, api-check, the consumer check by
 ## URL and `from:` the version, and swift package diagnose-api-breaking-changes against the last

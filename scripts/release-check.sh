@@ -24,11 +24,5 @@ fi
 SWIFT="$SWIFT" python3 scripts/api-check.py check
 SWIFT="$SWIFT" RWSECRET_CONSUMER_VERSION="$version" sh scripts/consumer-check.sh
 
-last=$(git describe --tags --abbrev=0 2>/dev/null || true)
-if [ -z "$last" ]; then
-    echo "release-check: no tag yet, so no baseline for diagnose-api-breaking-changes (skipped; the first tag becomes the baseline)"
-else
-    echo "release-check: API breakage since $last"
-    "$SWIFT" package diagnose-api-breaking-changes "$last" --products RWSecretKit RNCryptorCompat
-fi
+SWIFT="$SWIFT" sh scripts/api-breaking.sh
 echo "release-check: passed for $version"

@@ -1,0 +1,21 @@
+#!/bin/sh
+# `make api-breaking`: `swift package diagnose-api-breaking-changes` for the library products
+# (RWSecretKit, RNCryptorCompat) against the latest tag, the public API's baseline; fails on any
+# breaking change and lists it. Without a tag there is no baseline: it says so and succeeds (the
+# first tag, 1.0.0, becomes the baseline). It builds the tagged version too, so it is not part
+# of `make test`; `make release-check` runs it, and CI can run it on its own.
+# Usage: sh scripts/api-breaking.sh   (from the repository root; SWIFT names the driver)
+set -eu
+SWIFT=${SWIFT:-swift}
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    echo "api-breaking: not a git clone, so no tags and no baseline for diagnose-api-breaking-changes (skipped)"
+    exit 0
+fi
+last=$(git describe --tags --abbrev=0 2>/dev/null || true)
+if [ -z "$last" ]; then
+    echo "api-breaking: no tag yet, so no baseline for diagnose-api-breaking-changes (skipped; the first tag becomes the baseline)"
+    exit 0
+fi
+echo "api-breaking: the public API of RWSecretKit and RNCryptorCompat against $last (the latest tag)"
+"$SWIFT" package diagnose-api-breaking-changes "$last" --products RWSecretKit RNCryptorCompat
+echo "api-breaking: nothing public broke since $last"
