@@ -1,4 +1,5 @@
 import Dispatch
+public import SystemPackage
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -75,18 +76,18 @@ public struct VerifiedStream {
         /// A regular input file changed while it was read.
         case inputChanged
         /// Reading the input failed.
-        case read(SystemError)
+        case read(Errno)
         /// The private file or the destination could not be created. EOPNOTSUPP for
         /// a file destination: its folder's filesystem cannot make an unnamed file
         /// (`O_TMPFILE`), and a named one would hold plaintext that a SIGKILL leaves
         /// behind, so nothing was written.
-        case create(SystemError)
+        case create(Errno)
         /// Writing failed.
-        case write(SystemError)
+        case write(Errno)
         /// The private file in the temporary folder (`folder`: `$TMPDIR`, else /tmp),
         /// for a destination that is not a file, could not be made or written (a full
         /// temporary folder): not a fault of the destination.
-        case temporaryFile(SystemError, folder: String)
+        case temporaryFile(Errno, folder: String)
     }
 
     /// What opened the message.
@@ -137,7 +138,7 @@ public struct VerifiedStream {
     /// that `chain` gives for its header (nil: nothing to try), and writes the
     /// plaintext to `destination` only once verified. What `chain` throws fails the
     /// run as `chainUnavailable`, before anything is written.
-    public func decrypt(input: Int32, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
+    package func decrypt(input: Int32, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
                         to destination: Destination) throws(Failure) -> Opened {
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false

@@ -40,6 +40,11 @@ public enum StoreError: Error, Sendable, Equatable {
     case sessionKeyring(operation: String, errno: Int32)
 }
 
+/// The name the package's code uses for `StoreError.FileKind` (not public: a top-level
+/// `FileKind` is too generic a name for a library's users).
+package typealias FileKind = StoreError.FileKind
+
+extension StoreError {
 /// What a path names, for messages about files that are not what they should be.
 public enum FileKind: String, Sendable, Equatable {
     /// A regular file.
@@ -66,6 +71,7 @@ public enum FileKind: String, Sendable, Equatable {
         default: "a \(rawValue)"
         }
     }
+}
 }
 
 extension StoreError {

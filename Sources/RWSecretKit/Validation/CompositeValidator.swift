@@ -1,18 +1,18 @@
 /// Runs every validator and reports every failure, not only the first.
-public struct CompositeValidator: Sendable {
+package struct CompositeValidator: Sendable {
     /// The validators run, in order.
-    public let validators: [any PasswordValidator]
+    package let validators: [any PasswordValidator]
 
     /// A composite of `validators`.
-    public init(_ validators: [any PasswordValidator]) { self.validators = validators }
+    package init(_ validators: [any PasswordValidator]) { self.validators = validators }
 
     /// Every failure, in the validators' order; empty when the password is accepted.
-    public func validate(_ password: SecretBytes) -> [ValidationFailure] {
+    package func validate(_ password: SecretBytes) -> [ValidationFailure] {
         validators.compactMap { $0.validate(password) }
     }
 
     /// The validators every password passes: non-empty, no control characters, at most 1024 bytes.
-    public static let defaultValidators: [any PasswordValidator] = [
+    package static let defaultValidators: [any PasswordValidator] = [
         NonEmptyValidator(), NoControlCharactersValidator(), MaximumLengthValidator(),
     ]
 
@@ -20,10 +20,10 @@ public struct CompositeValidator: Sendable {
     package static let runDefault = CompositeValidator(defaultValidators)
 
     /// The minimum length of a new vault's passphrase.
-    public static let vaultPassphraseMinimumLength = 8
+    package static let vaultPassphraseMinimumLength = 8
 
     /// A new vault's passphrase: the default validators and at least 8 characters.
-    public static let newVaultPassphrase = CompositeValidator(
+    package static let newVaultPassphrase = CompositeValidator(
         defaultValidators + [MinimumLengthValidator(minimum: vaultPassphraseMinimumLength)])
 
     /// What the tool's `password add` runs: the defaults, the options given, and "not already stored".

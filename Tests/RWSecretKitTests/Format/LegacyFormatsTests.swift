@@ -35,10 +35,11 @@ struct LegacyFormatsTests {
             #expect(throws: RNCryptorError.legacyVersion(1)) { try Message(bytes).decrypt(password: Self.password) }
             let decryptor = Decryptor(password: Self.password)
             #expect(throws: RNCryptorError.legacyVersion(1)) { try decryptor.update(bytes) }
-            var opened = 0
-            let client = PasswordClient(runOnly: [ChainPassword(name: "p", secret: Self.password)]) { opened += 1; return nil }
+            let opened = LockedState(0)
+            let client = PasswordClient(runOnly: [ChainPassword(name: "p", secret: Self.password)]) { opened.withLock { $0 += 1 }; return nil }
             #expect(try client.decrypt(try Message(bytes)).failureValue == .format(.legacyVersion(1)))
-            #expect(opened == 0, "the store was opened for a refused message")
+            #expect(throws: DecryptionFailure.format(.legacyVersion(1))) { try client.decrypt(bytes) }
+            #expect(opened.withLock { $0 } == 0, "the store was opened for a refused message")
             #expect(throws: VerifiedStream.Failure.self) { try Self.stream(bytes, client: client) }
         }
         // Allowed: the original opens everywhere.
