@@ -176,6 +176,15 @@ chain: from the new app (by v2)
 chain: from the old app (by v1)
 chain: from a keyed app (by the key)
 chain: failed: no password opened it (tried 2)
+task group: shared
+task group: shared
+task group: shared
+actor: shared
+3-byte key: key of 3 bytes (needs 32)
+1-byte IV: IV of 1 bytes (needs 16)
+finalize twice: decryptor already finalized
+0 iterations: PBKDF2 iteration count 0 out of range
+v1: version 1 authenticates the ciphertext only, not its header (legacy formats not allowed)
 wrong password: hmacMismatch
 EOF
 if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
