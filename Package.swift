@@ -58,6 +58,7 @@ let package = Package(
                 "RWSecretKit",
                 "CLinuxSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
         ),
         // The only module that imports Foundation (RWSecretKit stays Foundation-free).
@@ -68,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RWSecretKitTests",
-            dependencies: ["RWSecretKit", "COpenSSL", "CZlib"]
+            dependencies: ["RWSecretKit", "COpenSSL", "CZlib", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
             name: "RNCryptorCompatTests",

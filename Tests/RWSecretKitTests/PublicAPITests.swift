@@ -32,6 +32,8 @@ struct PublicAPITests {
         ("let r = SearchGate()", "SearchGate (the tool's parallel search)"),
         ("func s(_ c: PasswordClient) throws -> Any? { try c.chainHead() }", "the chain's handlers"),
         ("let t = try KeyringPasswordStore(lockPath: \"/tmp/x\")", "a keyring lock path the caller invents"),
+        ("func w(_ c: PasswordClient) throws -> Any { try VerifiedStream().decrypt(input: Int32(0), client: c, to: .descriptor(Int32(1))) }", "Int32 descriptors"),
+        ("let x = VaultPasswordStore(path: String(\"/tmp/v\"), passphrase: { _ in nil })", "a String path"),
         // Two error channels (item 8): decrypt throws its one typed error and returns the result.
         ("func u(_ c: PasswordClient, _ m: [UInt8]) throws -> Result<Decrypted, DecryptionFailure> { try c.decrypt(m) }", "throws -> Result"),
         ("func v(_ e: Encryptor) -> [UInt8] { e.update(ContiguousStorageOnly()) }; struct ContiguousStorageOnly: ContiguousByteStorage { func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try [UInt8]().withUnsafeBytes(body) } }", "the library's own byte protocol"),
@@ -52,6 +54,10 @@ struct PublicAPITests {
         // Paths as FilePath, descriptors as FileDescriptor (swift-system).
         let vault = VaultPasswordStore(path: FilePath("/tmp/vault"), passphrase: { _ in nil })
         func failedRead(_ failure: VerifiedStream.Failure) -> Errno? { if case .read(let errno) = failure { errno } else { nil } }
+        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(VerifiedStream.Failure) -> VerifiedStream.Opened {
+            try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
+        }
+        let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
         let base64 = RNCryptor.Base64.encode([1, 2, 3])
         let decoded: [UInt8]? = RNCryptor.Base64.decodeLenient(Array(base64.utf8))

@@ -12,7 +12,7 @@
 /// opened, the chain as last built, the password that opened the last message) is read
 /// and changed under one lock, so messages decrypted from many tasks still put the last
 /// winner first; the key derivations themselves run outside the lock.
-public final class PasswordClient: PasswordStoreObserver, Sendable {
+public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// Opens the store on first use; returns nil when there is no store (`--no-store`).
     /// Called at most once, from whichever task decrypts the first password-based message.
     public typealias StoreOpener = @Sendable () throws -> (any PasswordStore)?
@@ -68,7 +68,7 @@ public final class PasswordClient: PasswordStoreObserver, Sendable {
         self.openStore = openStore
     }
 
-    deinit { state.withLock { $0.store }?.removeObserver(self) }
+    deinit { (state.withLock { $0.store } as? any ObservablePasswordStore)?.removeObserver(self) }
 
     /// Decrypts `message`, key-based or password-based, with the chain, and moves the
     /// password that opened it to the front of the chain.
@@ -97,7 +97,7 @@ public final class PasswordClient: PasswordStoreObserver, Sendable {
             if !state.storeOpened {
                 state.store = try openStore()
                 state.storeOpened = true
-                state.store?.addObserver(self)
+                (state.store as? any ObservablePasswordStore)?.addObserver(self)
             }
             if !state.chainIsCurrent { try rebuild(&state) }
             return state.head
@@ -147,7 +147,7 @@ public final class PasswordClient: PasswordStoreObserver, Sendable {
     }
 
     /// Forgets the store's passwords as read: the chain is rebuilt from the store before its next use.
-    public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+    package func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
         state.withLock { state in
             state.stored = nil
             state.chainIsCurrent = false

@@ -53,12 +53,12 @@ public struct VerifiedStream {
         /// Replace the file at this path: plaintext is made in a private file in
         /// the path's folder (as given — no symbolic link is resolved) and
         /// renamed over it once verified.
-        case file(String)
+        case file(FilePath)
         /// Write to this open descriptor once verified (stdout, a FIFO, a device).
-        case descriptor(Int32)
+        case descriptor(FileDescriptor)
         /// Open this path for writing (the kernel's rules for following links
         /// apply), only once verified: for a symbolic link or a non-regular file.
-        case openedLater(String)
+        case openedLater(FilePath)
     }
 
     /// Why the stream failed. Facts only; the caller words them.
@@ -118,7 +118,7 @@ public struct VerifiedStream {
 
     /// Whether `decrypt(input:chain:to:)` opens versions 0 and 1 (refused by default:
     /// `.format(.legacyVersion)`, before the chain is asked; see `LegacyFormats`).
-    public var legacyFormats: LegacyFormats = .refused
+    package var legacyFormats: LegacyFormats = .refused
 
     /// Chunks read ahead of the slowest consumer (each `chunkSize` bytes).
     static let ringSlots = 4
@@ -128,7 +128,12 @@ public struct VerifiedStream {
     /// The client's store is opened only when the message is password-based.
     /// The client's `legacyFormats` decides whether a v0 or v1 message is opened
     /// (this stream's own setting is not used here).
-    public func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
+    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
+        try decrypt(input: input.rawValue, client: client, to: destination)
+    }
+
+    /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
+    package func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
         var stream = self
         stream.legacyFormats = client.legacyFormats
         return try stream.decrypt(input: input, chain: { header in try client.chainHead(for: header) }, to: destination)
@@ -169,7 +174,7 @@ public struct VerifiedStream {
         let (candidates, passwords) = try Self.candidates(for: header, head: head)
         let single = candidates.count == 1
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
         // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
         // the winner is known. For a file destination it is made in the destination's
         // folder, to become the destination by `link`: only an unnamed one (a named one
@@ -257,7 +262,7 @@ public struct VerifiedStream {
             guard decipher.finalize(into: &last) else { throw .notOpened(.badPadding) }
             do { try store.write(last) } catch { throw storeFailure(error) }
             if case .file(let path) = destination {
-                do { try store.link(as: path) } catch { throw .create(error) }
+                do { try store.link(as: path.string) } catch { throw .create(error) }
             } else {
                 try Self.deliver(to: destination) { fd throws(Failure) in
                     do throws(SystemError) { try store.copy(to: fd) } catch { throw .write(error) }
@@ -269,7 +274,7 @@ public struct VerifiedStream {
         try spool.checkPadding()
         if case .file(let path) = destination {
             try spool.run(to: nil)
-            do { try store.link(as: path) } catch { throw .create(error) }
+            do { try store.link(as: path.string) } catch { throw .create(error) }
         } else {
             try Self.deliver(to: destination) { fd throws(Failure) in try spool.run(to: fd) }
         }
@@ -320,10 +325,10 @@ public struct VerifiedStream {
         case .file:
             preconditionFailure("a file destination is linked, not written through")
         case .descriptor(let fd):
-            try emit(fd)
+            try emit(fd.rawValue)
         case .openedLater(let path):
             let fd: Int32
-            do { fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) } } catch { throw .create(error) }
+            do { fd = try retryingOnInterrupt { open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) } } catch { throw .create(error) }
             defer { close(fd) }
             // The same file as stdout (`-o /dev/stdout`): write through stdout, which keeps
             // its own offset and append mode. Another regular file is replaced in place.

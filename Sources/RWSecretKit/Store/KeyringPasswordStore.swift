@@ -15,7 +15,7 @@ internal import Glibc
 ///
 /// `Sendable`: it holds no state of its own beyond the connection; every change takes the
 /// lock file (which also serializes the tasks of one process) around its read and write.
-public final class KeyringPasswordStore: PasswordStore {
+public final class KeyringPasswordStore: ObservablePasswordStore {
     private let client: SecretServiceClient
     private let lockPath: String
     private let lockWaiting: @Sendable () -> Void
@@ -165,9 +165,9 @@ public final class KeyringPasswordStore: PasswordStore {
     }
 
     /// Starts telling `observer` about changes made through this store.
-    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     /// Our items in the order they were added.
     private func items() throws(StoreError) -> [KeyringItem] {

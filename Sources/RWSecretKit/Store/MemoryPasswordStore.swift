@@ -1,7 +1,7 @@
 /// Passwords held in memory only: for tests and for the passwords given for one run.
 ///
 /// `Sendable`: its entries are read and changed under a lock.
-public final class MemoryPasswordStore: PasswordStore {
+public final class MemoryPasswordStore: ObservablePasswordStore {
     private let entries: LockedState<[StoredPassword]>
     private let observers = PasswordStoreObservers()
 
@@ -57,7 +57,7 @@ public final class MemoryPasswordStore: PasswordStore {
     }
 
     /// Starts telling `observer` about changes made through this store.
-    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 }

@@ -26,7 +26,7 @@ public import SystemPackage
 ///   at once. That lock is why the class is `@unchecked Sendable`: the compiler cannot
 ///   see that `passphrase` and `lastSeen` are touched only while it is held. A provider
 ///   that asks a person holds up the store's other operations in this process meanwhile.
-public final class VaultPasswordStore: PasswordStore, @unchecked Sendable {
+public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Sendable {
     /// Why the store asks for the passphrase.
     public enum PassphraseRequest: Sendable, Equatable {
         /// To open an existing vault; `attempt` is 1 at first, and 2 or 3 after a wrong answer.
@@ -167,7 +167,7 @@ public final class VaultPasswordStore: PasswordStore, @unchecked Sendable {
     }
 
     /// Whether `candidate` opens the vault (two key derivations); the vault must exist.
-    public func opens(with candidate: SecretBytes) throws(StoreError) -> Bool {
+    package func opens(with candidate: SecretBytes) throws(StoreError) -> Bool {
         guard let fd = try VaultFile.openForReading(path) else { throw .noVault(path: path) }
         defer { close(fd) }
         let message = try VaultFile.readAll(fd, path: path)
@@ -183,9 +183,9 @@ public final class VaultPasswordStore: PasswordStore, @unchecked Sendable {
     }
 
     /// Starts telling `observer` about changes made through this store.
-    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     // MARK: - Read-modify-write
 

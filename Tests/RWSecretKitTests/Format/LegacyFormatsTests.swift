@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import RWSecretKit
+import SystemPackage
 
 /// Versions 0 and 1 authenticate the ciphertext only: every public entry point refuses
 /// them unless told `.allowed` (issue 21, item 2; issue 23, item 3). Before, XORing the
@@ -80,7 +81,7 @@ struct LegacyFormatsTests {
         close(fd)
         let reading = open(input, O_RDONLY)
         defer { close(reading) }
-        let outcome = Result { () throws(VerifiedStream.Failure) in try VerifiedStream().decrypt(input: reading, client: client, to: .file(output)) }
+        let outcome = Result { () throws(VerifiedStream.Failure) in try VerifiedStream().decrypt(input: reading, client: client, to: .file(FilePath(output))) }
         if case .failure(let failure) = outcome {
             #expect(access(output, F_OK) != 0, "a refused message left \(output)")
             throw failure
