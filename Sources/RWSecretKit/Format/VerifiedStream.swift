@@ -47,6 +47,9 @@ internal import CLinuxSyscalls
 /// place, or streamed out); time, one read of the input, the HMACs and AES on up
 /// to `jobs` threads, plus one copy of the plaintext for a descriptor
 /// destination (with several candidates: one read of the spool instead).
+///
+/// Not `Sendable`: a stream is a few settings and a `progress` closure that runs on the
+/// decrypting thread. Make one per task; the client it decrypts with may be shared.
 public struct VerifiedStream {
     /// Where verified plaintext goes.
     public enum Destination: Sendable {
@@ -62,6 +65,9 @@ public struct VerifiedStream {
     }
 
     /// Why the stream failed. Facts only; the caller words them.
+    ///
+    /// The one error of streams. Not frozen: a later version may add cases, so a
+    /// `switch` over it needs a `default`.
     public enum Failure: Error, Sendable {
         /// The chain could not be had (its store could not be opened): what the chain's provider threw.
         case chainUnavailable(any Error)

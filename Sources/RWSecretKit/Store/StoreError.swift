@@ -1,4 +1,7 @@
 /// Why a store operation failed: facts, for the tool to word. Descriptions never contain a secret.
+///
+/// The one error of the stores. Not frozen: a later version may add cases, so a `switch`
+/// over it needs a `default`.
 public enum StoreError: Error, Sendable, Equatable {
     /// The store cannot be reached or opened; `advice` says what to do.
     case unavailable(reason: String, advice: String)
