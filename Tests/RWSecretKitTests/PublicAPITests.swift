@@ -59,6 +59,7 @@ struct PublicAPITests {
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
+        let validators = CompositeValidator(CompositeValidator.defaultValidators)
         let base64 = RNCryptor.Base64.encode([1, 2, 3])
         let decoded: [UInt8]? = RNCryptor.Base64.decodeLenient(Array(base64.utf8))
         """

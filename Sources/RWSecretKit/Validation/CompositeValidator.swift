@@ -1,18 +1,18 @@
 /// Runs every validator and reports every failure, not only the first.
-package struct CompositeValidator: Sendable {
+public struct CompositeValidator: Sendable {
     /// The validators run, in order.
-    package let validators: [any PasswordValidator]
+    public let validators: [any PasswordValidator]
 
     /// A composite of `validators`.
-    package init(_ validators: [any PasswordValidator]) { self.validators = validators }
+    public init(_ validators: [any PasswordValidator]) { self.validators = validators }
 
     /// Every failure, in the validators' order; empty when the password is accepted.
-    package func validate(_ password: SecretBytes) -> [ValidationFailure] {
+    public func validate(_ password: SecretBytes) -> [ValidationFailure] {
         validators.compactMap { $0.validate(password) }
     }
 
     /// The validators every password passes: non-empty, no control characters, at most 1024 bytes.
-    package static let defaultValidators: [any PasswordValidator] = [
+    public static let defaultValidators: [any PasswordValidator] = [
         NonEmptyValidator(), NoControlCharactersValidator(), MaximumLengthValidator(),
     ]
 
@@ -23,7 +23,7 @@ package struct CompositeValidator: Sendable {
     package static let vaultPassphraseMinimumLength = 8
 
     /// A new vault's passphrase: the default validators and at least 8 characters.
-    package static let newVaultPassphrase = CompositeValidator(
+    public static let newVaultPassphrase = CompositeValidator(
         defaultValidators + [MinimumLengthValidator(minimum: vaultPassphraseMinimumLength)])
 
     /// What the tool's `password add` runs: the defaults, the options given, and "not already stored".

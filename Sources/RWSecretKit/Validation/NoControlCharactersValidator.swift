@@ -3,15 +3,15 @@
 /// Why: passwords are read one per line and typed at prompts; a control
 /// character could not be entered again the same way, and a line break
 /// would split it in two.
-package struct NoControlCharactersValidator: PasswordValidator {
+public struct NoControlCharactersValidator: PasswordValidator {
     /// The validator's error domain.
-    package static let domain = "org.rwsecret.validation.control"
+    public static let domain = "org.rwsecret.validation.control"
 
     /// Creates it.
-    package init() {}
+    public init() {}
 
     /// Returns nil when `password` passes, else why not.
-    package func validate(_ password: SecretBytes) -> ValidationFailure? {
+    public func validate(_ password: SecretBytes) -> ValidationFailure? {
         let hasControl = password.withUnsafeBytes { raw in
             // ASCII controls and DEL on the bytes, then C1 controls and
             // Unicode line/paragraph separators on the decoded scalars.

@@ -23,7 +23,7 @@ public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvert
 }
 
 /// A Strategy that accepts a password or says why not.
-package protocol PasswordValidator: Sendable {
+public protocol PasswordValidator: Sendable {
     /// Returns nil when `password` is acceptable, else the failure.
     func validate(_ password: SecretBytes) -> ValidationFailure?
 }
