@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `make docs`: `swift package generate-documentation` (the DocC catalog in Sources/RWSecretKit).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // FilePath, FileDescriptor and Errno in the library's public API.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // OpenSSL's libcrypto: every primitive and all randomness.
@@ -44,7 +46,10 @@ let package = Package(
         .target(name: "CSHA1Kernel"),
         .target(
             name: "RWSecretKit",
-            dependencies: ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2"],
+            dependencies: [
+                "COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             linkerSettings: [.linkedLibrary("dl")]
         ),
         .executableTarget(
@@ -53,6 +58,7 @@ let package = Package(
                 "RWSecretKit",
                 "CLinuxSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
         ),
         // The only module that imports Foundation (RWSecretKit stays Foundation-free).
@@ -63,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RWSecretKitTests",
-            dependencies: ["RWSecretKit", "COpenSSL", "CZlib"]
+            dependencies: ["RWSecretKit", "COpenSSL", "CZlib", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .testTarget(
             name: "RNCryptorCompatTests",

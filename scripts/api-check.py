@@ -34,6 +34,8 @@ def public_symbols(module, bin_path, triple, work):
     # Every system-library target's module map (COpenSSL, CLibSecret, CZlib, ...), as SwiftPM hands them to a dependent.
     module_maps = sorted(glob.glob(os.path.join(ROOT, "Sources", "C*", "module.modulemap")))
     module_maps.append(os.path.join(bin_path, "CSHA1Kernel.build", "module.modulemap"))
+    # swift-system's C module (RWSecretKit's public API uses its FilePath and Errno).
+    module_maps += glob.glob(os.path.join(ROOT, ".build", "checkouts", "swift-system", "Sources", "CSystem", "include", "module.modulemap"))
     args = [SWIFT, "symbolgraph-extract", "-module-name", module, "-target", triple,
             "-I", os.path.join(bin_path, "Modules"), "-minimum-access-level", "public",
             "-skip-synthesized-members", "-output-dir", out]

@@ -41,12 +41,12 @@ import RWSecretKit
 
 /// A message the tool's library writes, as base64.
 func kitEncrypt(_ text: String, password: String) -> String {
-    Base64.encode(RNCryptor.encrypt(Array(text.utf8), password: SecretBytes(utf8: password)))
+    RNCryptor.Base64.encode(RNCryptor.encrypt(Array(text.utf8), password: SecretBytes(utf8: password)))
 }
 
 /// Decrypts a base64 message with the tool's library.
 func kitDecrypt(_ base64: String, password: String) -> String {
-    guard let message = Base64.decodeLenient(Array(base64.utf8)) else { return "bad base64" }
+    guard let message = RNCryptor.Base64.decodeLenient(Array(base64.utf8)) else { return "bad base64" }
     do {
         return String(decoding: try RNCryptor.decrypt(message, password: SecretBytes(utf8: password)), as: UTF8.self)
     } catch {
@@ -61,14 +61,10 @@ func kitChain(_ messages: [String], passwords: [String: String], keys: MessageKe
     let client = PasswordClient(runOnly: [], keys: keys) { store }
     return messages.map { text in
         do {
-            let message = try Message(Base64.decodeLenient(Array(text.utf8)) ?? [])
-            switch try client.decrypt(message) {
-            case .success(let opened):
-                return String(decoding: opened.plaintext, as: UTF8.self) + " (by " + (opened.openedBy.passwordName ?? "the key") + ")"
-            case .failure(let failure): return "failed: \(failure)"
-            }
+            let opened = try client.decrypt(RNCryptor.Base64.decodeLenient(Array(text.utf8)) ?? [])
+            return String(decoding: opened.plaintext, as: UTF8.self) + " (by " + (opened.openedBy.passwordName ?? "the key") + ")"
         } catch {
-            return "error: \(error)"
+            return "failed: \(error)"
         }
     }
 }
@@ -77,7 +73,51 @@ func kitKeys() -> MessageKeys {
     try! MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32)))
 }
 
-func kitEncrypt(_ text: String, keys: MessageKeys) -> String { Base64.encode(RNCryptor.encrypt(Array(text.utf8), keys: keys)) }
+func kitEncrypt(_ text: String, keys: MessageKeys) -> String { RNCryptor.Base64.encode(RNCryptor.encrypt(Array(text.utf8), keys: keys)) }
+
+/// A server's client, shared by the tasks of a task group and handed to an actor (Swift 6).
+actor Service {
+    let client: PasswordClient
+    init(client: PasswordClient) { self.client = client }
+    func open(_ message: [UInt8]) throws -> String { String(decoding: try client.decrypt(message).plaintext, as: UTF8.self) }
+}
+
+func kitConcurrent() async -> [String] {
+    let store = MemoryPasswordStore([StoredPassword(label: "app", secret: SecretBytes(utf8: "app-password"))])
+    let client = PasswordClient(runOnly: []) { store }
+    let message = RNCryptor.encrypt(Array("shared".utf8), password: SecretBytes(utf8: "app-password"))
+    var lines = await withTaskGroup(of: String.self) { group in
+        for _ in 0..<3 { group.addTask { (try? String(decoding: client.decrypt(message).plaintext, as: UTF8.self)) ?? "failed" } }
+        var lines: [String] = []
+        for await line in group { lines.append("task group: " + line) }
+        return lines
+    }
+    lines.append("actor: " + ((try? await Service(client: client).open(message)) ?? "failed"))
+    return lines
+}
+
+/// What trapped before 1.0 throws now.
+func kitFormerTraps() -> [String] {
+    var lines: [String] = []
+    do { _ = try MessageKeys(encryptionKey: SecretBytes([1, 2, 3]), hmacKey: SecretBytes(Array(repeating: 2, count: 32))); lines.append("3-byte key: accepted") } catch { lines.append("3-byte key: \(error)") }
+    do { _ = try Encryptor(keys: kitKeys(), iv: [3]); lines.append("1-byte IV: accepted") } catch { lines.append("1-byte IV: \(error)") }
+    let decryptor = Decryptor(keys: kitKeys())
+    do {
+        try decryptor.update(RNCryptor.encrypt([1], keys: kitKeys()))
+        _ = try decryptor.finalize()
+        _ = try decryptor.finalize()
+        lines.append("finalize twice: accepted")
+    } catch { lines.append("finalize twice: \(error)") }
+    do { _ = try PasswordClient(runOnly: [], iterations: 0) { nil }; lines.append("0 iterations: accepted") } catch { lines.append("0 iterations: \(error)") }
+    return lines
+}
+
+/// A v1 message (v1's HMAC does not cover the header, so its IV can be changed) is refused by default.
+func kitRefusesV1() -> String {
+    var message = RNCryptor.encrypt(Array("v3 message".utf8), password: SecretBytes(utf8: "pw"))
+    message[0] = 1
+    do { _ = try RNCryptor.decrypt(message, password: SecretBytes(utf8: "pw")); return "v1: opened" } catch { return "v1: \(error)" }
+}
 EOF
 
 # RNCryptor Swift's API on Data, as an iOS app's code would use it.
@@ -110,6 +150,10 @@ for line in kitChain([kitEncrypt("from the new app", password: "new-app-password
     print("chain: " + line)
 }
 
+for line in await kitConcurrent() { print(line) }
+for line in kitFormerTraps() { print(line) }
+print(kitRefusesV1())
+
 do {
     _ = try RNCryptor.decrypt(data: fromCompat, withPassword: "wrong")
     print("wrong password: accepted")
@@ -132,6 +176,15 @@ chain: from the new app (by v2)
 chain: from the old app (by v1)
 chain: from a keyed app (by the key)
 chain: failed: no password opened it (tried 2)
+task group: shared
+task group: shared
+task group: shared
+actor: shared
+3-byte key: key of 3 bytes (needs 32)
+1-byte IV: IV of 1 bytes (needs 16)
+finalize twice: decryptor already finalized
+0 iterations: PBKDF2 iteration count 0 out of range
+v1: version 1 authenticates the ciphertext only, not its header (legacy formats not allowed)
 wrong password: hmacMismatch
 EOF
 if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then

@@ -10,7 +10,9 @@
 // See `RNCryptor.Decryptor` for why.
 
 import Foundation
-internal import RWSecretKit
+// Re-exported: `RNCryptor` is RWSecretKit's namespace, which this module extends with
+// RNCryptor Swift's API, so a file that imports both products sees one `RNCryptor`.
+@_exported public import RWSecretKit
 
 /// A mutable, incremental, password-based encryptor or decryptor.
 ///
@@ -46,7 +48,7 @@ extension RNCryptorType {
 }
 
 /// RNCryptor encryption and decryption, as in RNCryptor Swift.
-public enum RNCryptor {
+extension RNCryptor {
 
     /// The errors thrown by decryptors.
     public enum Error: Int, Swift.Error {
@@ -205,7 +207,7 @@ extension RNCryptor {
 
         /// Encrypts the next bytes; returns the next message bytes (the first call's start with the header).
         public func update(withData data: Data) -> Data {
-            data.withUnsafeBytes { Data(encryptor.update(RawBytes(raw: $0))) }
+            Data(encryptor.update(data))
         }
 
         /// Returns the last ciphertext block and the HMAC, and invalidates the encryptor.
@@ -249,12 +251,6 @@ extension RNCryptor {
     }
 }
 
-/// Bytes that RWSecretKit can read in place (no copy of the plaintext).
-private struct RawBytes: ContiguousByteStorage {
-    let raw: UnsafeRawBufferPointer
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try body(raw) }
-}
-
 /// RWSecretKit's decryptor (which releases the plaintext only once the HMAC verifies), in RNCryptor Swift's shape.
 private final class HeldDecryption {
     private let decryptor: RWSecretKit.Decryptor
@@ -275,9 +271,7 @@ private final class HeldDecryption {
             guard data.first == 3 else { throw RNCryptor.Error.unknownHeader }
             sawFirstByte = true
         }
-        let result = data.withUnsafeBytes { raw in
-            Result { () throws(RNCryptorError) in try decryptor.update(RawBytes(raw: raw)) }
-        }
+        let result = Result { () throws(RNCryptorError) in try decryptor.update(data) }
         if case .failure(let error) = result { throw Self.map(error) }
         return Data()
     }

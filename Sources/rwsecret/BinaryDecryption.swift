@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,7 +81,7 @@ struct BinaryDecryption {
             if output == nil && isatty(STDOUT_FILENO) == 1 {
                 throw CommandFailure(.usage, "refusing to write raw plaintext to a terminal: give -o FILE (or -o - to insist), or redirect stdout")
             }
-            return .chosen(.descriptor(STDOUT_FILENO))
+            return .chosen(.descriptor(FileDescriptor(rawValue: STDOUT_FILENO)))
         }
         let kind: OutputPath.Kind
         do { kind = try OutputPath.kind(of: output) } catch {
@@ -102,14 +103,14 @@ struct BinaryDecryption {
             if !PrivateFile.canBeUnnamed(in: folder(of: output)) {
                 return .refused(report(output, Self.noUnnamedFile(output), .cannotCreate))
             }
-            return .chosen(.file(output))
+            return .chosen(.file(FilePath(output)))
         case .directory: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
         case .plantedLink:
             return .refused(report(output, "cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)", .cannotCreate))
         case .plantedFile:
             return .refused(report(output, "cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)", .cannotCreate))
         // A symbolic link, a FIFO, a device: opened only once verified, by the kernel's rules.
-        case .openedThrough: return .chosen(.openedLater(output))
+        case .openedThrough: return .chosen(.openedLater(FilePath(output)))
         }
     }
 

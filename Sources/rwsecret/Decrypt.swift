@@ -131,7 +131,7 @@ extension RWSecret {
 
             let opened = OpenedStore()
             let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
-            let client = try PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) {
+            let client = try PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) { [runOnly] in
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil
@@ -188,6 +188,10 @@ extension RWSecret {
 }
 
 /// The store the chain's client opened, kept to name it in messages.
-private final class OpenedStore {
-    var store: (any PasswordStore)?
+private final class OpenedStore: Sendable {
+    private let state = LockedState<(any PasswordStore)?>(nil)
+    var store: (any PasswordStore)? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
 }

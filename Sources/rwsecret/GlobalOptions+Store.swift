@@ -46,7 +46,7 @@ extension GlobalOptions {
     }
 
     /// The line said once when another process has held the store's lock for a second.
-    func lockWaitingNotice(_ kind: StoreKind) -> () -> Void {
+    func lockWaitingNotice(_ kind: StoreKind) -> @Sendable () -> Void {
         let quiet = self.quiet
         let what = kind == .keyring ? "keyring" : "vault"
         return {

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +52,7 @@ struct KindDecryption {
             throw CommandFailure(error)
         }
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
         let file: PrivateFile
         do { file = try PrivateFile(in: folder, needsName: { if case .file = destination { true } else { false } }()) } catch {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
@@ -70,11 +71,11 @@ struct KindDecryption {
         do {
             switch destination {
             case .file(let path):
-                try file.link(as: path)
+                try file.link(as: path.string)
             case .descriptor(let fd):
-                try file.copy(to: fd)
+                try file.copy(to: fd.rawValue)
             case .openedLater(let path):
-                let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
+                let fd = try retryingOnInterrupt { open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
                 defer { close(fd) }
                 var info = stat()
                 if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }

@@ -80,7 +80,7 @@ struct StoreSelector: Sendable {
     /// - Parameter lockWaiting: called once when a write waits more than a second for
     ///   another process's lock.
     func open(_ choice: Choice, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
-                     lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> any PasswordStore {
+                     lockWaiting: @escaping @Sendable () -> Void = {}) throws(StoreError) -> any PasswordStore {
         switch choice.kind {
         case .keyring:
             return try openKeyring(lockWaiting: lockWaiting)
@@ -109,7 +109,7 @@ struct StoreSelector: Sendable {
     }
 
     /// The keyring's default collection (a locked one still opens).
-    func openKeyring(lockWaiting: @escaping () -> Void = {}) throws(StoreError) -> KeyringPasswordStore {
+    func openKeyring(lockWaiting: @escaping @Sendable () -> Void = {}) throws(StoreError) -> KeyringPasswordStore {
         // With no bus at all GDBus would try to autolaunch one (dbus-launch, under X11): never.
         if case .absent(let why) = busPresence() {
             throw .unavailable(reason: why, advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, or keep passwords in the encrypted vault instead: --store file")
@@ -119,7 +119,7 @@ struct StoreSelector: Sendable {
 
     /// The vault at the choice's path (or the path these options give); nothing is read yet.
     func openVault(_ choice: Choice? = nil, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
-                          lockWaiting: @escaping () -> Void = {}) -> VaultPasswordStore {
+                          lockWaiting: @escaping @Sendable () -> Void = {}) -> VaultPasswordStore {
         VaultPasswordStore(path: choice?.vaultPath ?? vaultPath().path, passphrase: passphrase, lockWaiting: lockWaiting)
     }
 
@@ -134,22 +134,10 @@ struct StoreSelector: Sendable {
     }
 
     /// `$XDG_DATA_HOME/rwsecret/vault`, or `$HOME/.local/share/rwsecret/vault`.
-    static func defaultVaultPath(_ environment: [String: String]) -> String {
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/rwsecret/vault" }
-        return home(environment) + "/.local/share/rwsecret/vault"
-    }
+    static func defaultVaultPath(_ environment: [String: String]) -> String { VaultPasswordStore.defaultPath(environment) }
 
     /// `$XDG_RUNTIME_DIR/rwsecret.lock`, or beside the default vault when there is no runtime folder.
-    func keyringLockPath() -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rwsecret.lock" }
-        return folder(of: Self.defaultVaultPath(environment)) + "/rwsecret.lock"
-    }
-
-    private static func home(_ environment: [String: String]) -> String {
-        if let home = environment["HOME"], !home.isEmpty { return home }
-        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
-        return "/"
-    }
+    func keyringLockPath() -> String { KeyringPasswordStore.defaultLockPath(environment) }
 
     private func nonEmpty(_ name: String) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }

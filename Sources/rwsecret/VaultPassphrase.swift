@@ -11,7 +11,10 @@ import Glibc
 /// A new vault's rules are stated before its passphrase is asked, and the answer is
 /// checked at once, before the confirmation is asked; a rejected or mistyped one is
 /// asked again, so nothing typed earlier (the password being added) is thrown away.
-final class VaultPassphrase {
+/// `@unchecked Sendable` for `VaultPasswordStore.PassphraseProvider`: the store calls the
+/// provider under its own lock, one request at a time, and the tool reads `lastGiven`
+/// only after the store's operation returned.
+final class VaultPassphrase: @unchecked Sendable {
     enum Source { case environment, sessionKeyring, terminal }
 
     let vaultPath: String

@@ -19,24 +19,103 @@ struct PublicAPITests {
         ("func g() -> String { CharacterClassValidator.Requirement.alpha.wording }", "the tool's wording of a requirement"),
         ("func h() -> CompositeValidator { .runDefault }", "the tool's run-password validators"),
         ("func i() -> CompositeValidator { .passwordAdd(minimumLength: nil, requirement: nil, stored: []) }", "the tool's password add validators"),
+        // Generic top-level names: `Crypto` hid swift-crypto's module (`Crypto.SHA256` failed with both imported).
+        ("let j: Crypto.Type? = nil", "a top-level Crypto"),
+        ("let k: Message? = nil", "a top-level Message"),
+        ("let l = Base64.encode([1])", "a top-level Base64"),
+        ("let m: SystemError? = nil", "a top-level SystemError"),
+        ("let n: FileKind? = nil", "a top-level FileKind"),
+        ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
+        // The rest of the tool inside the API (item 7).
+        ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
+        ("let q = ChainWalk()", "ChainWalk (the tool's parallel walk)"),
+        ("let r = SearchGate()", "SearchGate (the tool's parallel search)"),
+        ("func s(_ c: PasswordClient) throws -> Any? { try c.chainHead() }", "the chain's handlers"),
+        ("let t = try KeyringPasswordStore(lockPath: \"/tmp/x\")", "a keyring lock path the caller invents"),
+        ("func w(_ c: PasswordClient) throws -> Any { try VerifiedStream().decrypt(input: Int32(0), client: c, to: .descriptor(Int32(1))) }", "Int32 descriptors"),
+        ("let x = VaultPasswordStore(path: String(\"/tmp/v\"), passphrase: { _ in nil })", "a String path"),
+        // Two error channels (item 8): decrypt throws its one typed error and returns the result.
+        ("func u(_ c: PasswordClient, _ m: [UInt8]) throws -> Result<Decrypted, DecryptionFailure> { try c.decrypt(m) }", "throws -> Result"),
+        ("func v(_ e: Encryptor) -> [UInt8] { e.update(ContiguousStorageOnly()) }; struct ContiguousStorageOnly: ContiguousByteStorage { func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try [UInt8]().withUnsafeBytes(body) } }", "the library's own byte protocol"),
     ]
 
     /// What a consumer does write: it must typecheck, or the check above proves nothing.
     static let allowed = """
         import RWSecretKit
-        func walk(_ client: PasswordClient) throws -> [String] {
-            var names: [String] = []
-            var handler = try client.chainHead()
-            while let current = handler {
-                if let password = current as? PasswordHandler { names.append(password.password.name) }
-                handler = current.next
-            }
-            return names
-        }
+        import SystemPackage
         func opened(_ result: Decrypted) -> ([UInt8], String?) { (result.plaintext, result.openedBy.passwordName) }
         let client = PasswordClient(runOnly: [ChainPassword(name: "a", secret: SecretBytes(utf8: "b"))]) { nil }
+        // One error channel, and bytes in as any collection of bytes (an array, a slice, Foundation's Data).
+        func open(_ message: ArraySlice<UInt8>) throws(DecryptionFailure) -> Decrypted { try client.decrypt(message) }
+        func openDirectly(_ message: ArraySlice<UInt8>) throws(RNCryptorError) -> [UInt8] {
+            try RNCryptor.decrypt(message, password: SecretBytes(utf8: "b"))
+        }
+        func stream(_ decryptor: Decryptor, _ part: ArraySlice<UInt8>) throws(RNCryptorError) { try decryptor.update(part) }
+        // Paths as FilePath, descriptors as FileDescriptor (swift-system).
+        let vault = VaultPasswordStore(path: FilePath("/tmp/vault"), passphrase: { _ in nil })
+        func failedRead(_ failure: VerifiedStream.Failure) -> Errno? { if case .read(let errno) = failure { errno } else { nil } }
+        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(VerifiedStream.Failure) -> VerifiedStream.Opened {
+            try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
+        }
+        let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
+        func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
         let validators = CompositeValidator(CompositeValidator.defaultValidators)
+        let base64 = RNCryptor.Base64.encode([1, 2, 3])
+        let decoded: [UInt8]? = RNCryptor.Base64.decodeLenient(Array(base64.utf8))
         """
+
+    /// Sharing one client (and the stores, an encryptor, a decryptor) between tasks and
+    /// handing it to an actor, in Swift 6 mode (issue 23, item 2): before, each capture
+    /// failed with `SendingClosureRisksDataRace`.
+    static let concurrent = """
+        import RWSecretKit
+        func shared(_ client: PasswordClient, _ messages: [[UInt8]]) async -> [String?] {
+            await withTaskGroup(of: String?.self) { group in
+                for message in messages { group.addTask { try? client.decrypt(message).openedBy.passwordName } }
+                var names: [String?] = []
+                for await name in group { names.append(name) }
+                return names
+            }
+        }
+        actor Service {
+            let client: PasswordClient
+            init(client: PasswordClient) { self.client = client }
+            func open(_ message: [UInt8]) throws -> [UInt8] { try client.decrypt(message).plaintext }
+        }
+        func handOver(_ client: PasswordClient) -> Service { Service(client: client) }
+        func shareAll(_ a: MemoryPasswordStore, _ b: KeyringPasswordStore, _ c: VaultPasswordStore,
+                      _ e: Encryptor, _ d: Decryptor, _ s: any PasswordStore) async {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { _ = (a, b, c, e, d, s) }
+                group.addTask { _ = (a, b, c, e, d, s) }
+            }
+        }
+        """
+
+    @Test("a client, the stores, an encryptor and a decryptor can be shared between tasks in Swift 6")
+    func sharedAcrossTasks() throws {
+        let errors = try Self.typecheck(Self.concurrent, swift6: true)
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    /// Both products imported in one file: `RNCryptor` names one type, the library's, which
+    /// RNCryptorCompat extends with RNCryptor Swift's API (before, the name was ambiguous).
+    static let bothProducts = """
+        import RWSecretKit
+        import RNCryptorCompat
+        import Foundation
+        let message = RNCryptor.encrypt([1, 2, 3], password: SecretBytes(utf8: "pw"))
+        let viaCompat = try RNCryptor.decrypt(data: Data(message), withPassword: "pw")
+        let viaKit = try RNCryptor.decrypt(message, password: SecretBytes(utf8: "pw"))
+        let failure: RNCryptor.Error? = nil
+        func check(_ error: any Error) -> Bool { error is RNCryptor.Error }
+        """
+
+    @Test("RNCryptor is not ambiguous with both products imported")
+    func bothProductsImported() throws {
+        let errors = try Self.typecheck(Self.bothProducts)
+        #expect(errors.isEmpty, "\(errors)")
+    }
 
     @Test("a consumer's ordinary code typechecks")
     func allowedCodeTypechecks() throws {
@@ -58,6 +137,7 @@ struct PublicAPITests {
     static let articlePrelude = """
         import RWSecretKit
         import Glibc
+        import SystemPackage
         let bytes: [UInt8] = [], keyBasedMessage: [UInt8] = [], firstPart: [UInt8] = [], secondPart: [UInt8] = []
         let parts: [[UInt8]] = [], encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
         let client = PasswordClient(runOnly: []) { nil }
@@ -99,7 +179,7 @@ struct PublicAPITests {
     }
 
     /// Typechecks `source` as a consumer's file against the built RWSecretKit; the errors it gives.
-    static func typecheck(_ source: String) throws -> [Diagnostic] {
+    static func typecheck(_ source: String, swift6: Bool = false) throws -> [Diagnostic] {
         let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
@@ -111,9 +191,10 @@ struct PublicAPITests {
         // The C modules RWSecretKit was built with, as SwiftPM hands them to a dependent.
         let moduleMaps = ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CZlib", "CBZip2"].map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
             + [binaries.appendingPathComponent("CSHA1Kernel.build/module.modulemap").path]
+            + [root.appendingPathComponent(".build/checkouts/swift-system/Sources/CSystem/include/module.modulemap").path]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-I", binaries.appendingPathComponent("Modules").path]
+        process.arguments = ["swiftc", "-typecheck", "-swift-version", swift6 ? "6" : "5", "-I", binaries.appendingPathComponent("Modules").path]
             + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + [file.path]
         let output = Pipe()
         process.standardOutput = output

@@ -8,7 +8,7 @@
 /// chain reports what nothing opened (`DecryptionFailure`).
 ///
 /// Handlers are immutable once built, so a chain may be used from several threads.
-public protocol DecryptionHandler: AnyObject, Sendable {
+package protocol DecryptionHandler: AnyObject, Sendable {
     /// The next handler, or nil at the end of the chain.
     var next: (any DecryptionHandler)? { get }
 
@@ -23,17 +23,17 @@ public protocol DecryptionHandler: AnyObject, Sendable {
 }
 
 /// How a message is walked down the chain: shared by every handler it passes.
-public struct ChainWalk: Sendable {
+package struct ChainWalk: Sendable {
     /// Threads a handler may use to derive the keys of several passwords at once.
-    public var parallelism: Int
+    package var parallelism: Int
     /// Shared by the messages walked at the same time: they divide the chain and share each
     /// winner (see `SearchGate`); nil for a message walked on its own.
-    public var gate: SearchGate?
+    package var gate: SearchGate?
     /// Passwords tried so far by earlier handlers of this walk.
-    public var tried: Int
+    package var tried: Int
 
     /// A walk that starts at the head: nothing tried yet.
-    public init(parallelism: Int = 1, gate: SearchGate? = nil) {
+    package init(parallelism: Int = 1, gate: SearchGate? = nil) {
         self.parallelism = max(1, parallelism)
         self.gate = gate
         self.tried = 0
@@ -44,9 +44,9 @@ public struct ChainWalk: Sendable {
 ///
 /// Opaque outside the package: it holds key material, and only the library's
 /// streaming reader (`VerifiedStream`) uses it.
-public struct ChainCandidate: Sendable {
+package struct ChainCandidate: Sendable {
     /// What opens the message when this candidate's HMAC matches.
-    public let opener: Opener
+    package let opener: Opener
     package enum Keying: Sendable {
         /// Both keys are derived from this form of the password with PBKDF2.
         case password(kdfPassword: SecretBytes, iterations: Int)
@@ -67,19 +67,19 @@ extension DecryptionHandler {
     /// With `parallelism` > 1, a long rest of the chain is derived that many keys at
     /// a time (at most `parallelism - 1` keys past the one that matches); `gate` is
     /// shared by the messages decrypted at the same time (`SearchGate`).
-    public func handle(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) -> Result<Decrypted, DecryptionFailure> {
+    package func handle(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) -> Result<Decrypted, DecryptionFailure> {
         handle(message, walk: ChainWalk(parallelism: parallelism, gate: gate))
     }
 
     /// Hands `message` to the next handler, or reports the end of the chain: no
     /// password opened it (`tried` of them), or a key-based message met no key.
-    public func passOn(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
+    package func passOn(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
         if let next { return next.handle(message, walk: walk) }
         return .failure(.endOfChain(for: message.header, tried: walk.tried))
     }
 
     /// Every candidate of this handler and its successors for a message with `header`, in chain order.
-    public func chainCandidates(for header: MessageHeader) -> [ChainCandidate] {
+    package func chainCandidates(for header: MessageHeader) -> [ChainCandidate] {
         var result: [ChainCandidate] = []
         var handler: (any DecryptionHandler)? = self
         while let current = handler {

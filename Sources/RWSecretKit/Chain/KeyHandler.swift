@@ -3,19 +3,19 @@
 ///
 /// A key-based message the key does not open fails here (`keyDidNotOpen`): no
 /// password can open a key-based message, so the rest of the chain is not walked.
-public final class KeyHandler: DecryptionHandler {
+package final class KeyHandler: DecryptionHandler {
     private let keys: MessageKeys
     /// The next handler, or nil at the end of the chain.
-    public let next: (any DecryptionHandler)?
+    package let next: (any DecryptionHandler)?
 
     /// A handler for `keys`, followed by `next`.
-    public init(keys: MessageKeys, next: (any DecryptionHandler)?) {
+    package init(keys: MessageKeys, next: (any DecryptionHandler)?) {
         self.keys = keys
         self.next = next
     }
 
     /// Opens a key-based message (HMAC first, in constant time), or passes a password-based one on.
-    public func handle(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
+    package func handle(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
         guard !message.header.isPasswordBased else { return passOn(message, walk: walk) }
         do throws(RNCryptorError) {
             return .success(Decrypted(plaintext: try message.decrypt(keys: keys), openedBy: .key))
@@ -29,7 +29,7 @@ public final class KeyHandler: DecryptionHandler {
     }
 
     /// The key, for a key-based message; nothing for a password-based one.
-    public func candidates(for header: MessageHeader) -> [ChainCandidate] {
+    package func candidates(for header: MessageHeader) -> [ChainCandidate] {
         header.isPasswordBased ? [] : [ChainCandidate(opener: .key, keying: .keys(keys))]
     }
 }

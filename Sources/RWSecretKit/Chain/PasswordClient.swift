@@ -7,32 +7,44 @@
 /// otherwise it reads the store once (a vault read costs a key derivation pair,
 /// a keyring read a D-Bus round trip), and a new first password only reorders
 /// the chain. The store itself is opened only when the first message needs it.
-public final class PasswordClient: PasswordStoreObserver {
+///
+/// `Sendable`: one client may serve every task of a server. Its state (the store once
+/// opened, the chain as last built, the password that opened the last message) is read
+/// and changed under one lock, so messages decrypted from many tasks still put the last
+/// winner first; the key derivations themselves run outside the lock.
+public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// Opens the store on first use; returns nil when there is no store (`--no-store`).
-    public typealias StoreOpener = () throws -> (any PasswordStore)?
+    /// Called at most once, from whichever task decrypts the first password-based message.
+    public typealias StoreOpener = @Sendable () throws -> (any PasswordStore)?
+
+    /// What the client reads and changes, under `state`'s lock.
+    private struct State {
+        var store: (any PasswordStore)?
+        var storeOpened = false
+        var head: (any DecryptionHandler)?
+        /// The store's passwords as last read; nil until read and after the store changes.
+        var stored: [ChainPassword]?
+        var chainIsCurrent = false
+        var preferredName: String?
+        /// The form of the preferred password that opened the last message (a hint for the head).
+        var preferredForm: (version: UInt8, index: Int)?
+        var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) = (0, 0, 0)
+    }
 
     private let openStore: StoreOpener
-    private var store: (any PasswordStore)?
-    private var storeOpened = false
     private let runOnly: [ChainPassword]
     private let keys: MessageKeys?
     private let iterations: Int
+    private let state = LockedState(State())
     /// Whether `decrypt` opens versions 0 and 1 (`LegacyFormats`; refused unless the client was told).
     public let legacyFormats: LegacyFormats
-    private var head: (any DecryptionHandler)?
-    /// The store's passwords as last read; nil until read and after the store changes.
-    private var stored: [ChainPassword]?
-    private var chainIsCurrent = false
-    private var preferredName: String?
-    /// The form of the preferred password that opened the last message (a hint for the head).
-    private var preferredForm: (version: UInt8, index: Int)?
 
     /// Facts about the chain as last built, for `--verbose` (counts only, never secrets).
-    public private(set) var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) = (0, 0, 0)
+    package var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) { state.withLock { $0.lastBuild } }
 
     /// A client over the store that `openStore` opens lazily, plus `runOnly` passwords
     /// and the `keys` of key-based messages.
-    /// Whatever `openStore` throws is passed on by `chainHead()` (the store is unavailable).
+    /// Whatever `openStore` throws, `decrypt` reports as `DecryptionFailure.store`.
     /// Every handler derives keys with the format's 10,000 PBKDF2 rounds.
     /// Versions 0 and 1 fail with `.format(.legacyVersion)` unless `legacyFormats` is `.allowed`.
     public convenience init(runOnly: [ChainPassword], keys: MessageKeys? = nil,
@@ -45,7 +57,7 @@ public final class PasswordClient: PasswordStoreObserver {
     /// (messages made with another count than the format's 10,000).
     ///
     /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
-    ///   1...`KeyDerivation.maximumIterations`.
+    ///   1...100,000,000.
     public init(runOnly: [ChainPassword], keys: MessageKeys? = nil, iterations: Int,
                 legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) throws(RNCryptorError) {
         try RNCryptorError.check(iterations: iterations)
@@ -56,27 +68,47 @@ public final class PasswordClient: PasswordStoreObserver {
         self.openStore = openStore
     }
 
-    deinit { store?.removeObserver(self) }
+    deinit { (state.withLock { $0.store } as? any ObservablePasswordStore)?.removeObserver(self) }
+
+    /// Decrypts `message`, key-based or password-based, with the chain, and moves the
+    /// password that opened it to the front of the chain.
+    ///
+    /// A v0 or v1 message fails with `.format(.legacyVersion)` (nothing derived, the store
+    /// not opened) unless the client allows legacy formats.
+    ///
+    /// - Throws: `DecryptionFailure`: the message is malformed (`.format`), no password
+    ///   or key opened it, or the store could not be opened or read (`.store`).
+    public func decrypt(_ message: some RandomAccessCollection<UInt8>) throws(DecryptionFailure) -> Decrypted {
+        let parsed: Message
+        do throws(RNCryptorError) { parsed = try Message(Array(message)) } catch { throw .format(error) }
+        let result: Result<Decrypted, DecryptionFailure>
+        do { result = try decrypt(parsed) } catch let error as StoreError { throw .store(error) } catch {
+            throw .store(.unavailable(reason: String(describing: error), advice: ""))
+        }
+        return try result.get()
+    }
 
     /// The head of the chain as it is now (nil when there is no password at all).
     ///
     /// Handlers are immutable once built, so the returned chain may be used from
     /// other threads while the client builds a new one.
-    public func chainHead() throws -> (any DecryptionHandler)? {
-        if !storeOpened {
-            store = try openStore()
-            storeOpened = true
-            store?.addObserver(self)
+    package func chainHead() throws -> (any DecryptionHandler)? {
+        try state.withLock { state in
+            if !state.storeOpened {
+                state.store = try openStore()
+                state.storeOpened = true
+                (state.store as? any ObservablePasswordStore)?.addObserver(self)
+            }
+            if !state.chainIsCurrent { try rebuild(&state) }
+            return state.head
         }
-        if !chainIsCurrent { try rebuild() }
-        return head
     }
 
     /// The chain that may open a message with `header`: for a key-based message only
     /// the key's handler (the store is not opened for it), else the whole chain (the
     /// store is opened by the first password-based message). Nil when there is nothing
     /// to try; the end of the chain, or its absence, is what `handle` reports.
-    public func chainHead(for header: MessageHeader) throws -> (any DecryptionHandler)? {
+    package func chainHead(for header: MessageHeader) throws -> (any DecryptionHandler)? {
         guard header.isPasswordBased else { return keys.map { KeyHandler(keys: $0, next: nil) } }
         return try chainHead()
     }
@@ -84,8 +116,8 @@ public final class PasswordClient: PasswordStoreObserver {
     /// Runs `message` through the chain, key-based or password-based, and moves the
     /// password that opened it to the front. A v0 or v1 message fails with
     /// `.format(.legacyVersion)` (nothing derived, the store not opened) unless the
-    /// client allows legacy formats.
-    public func decrypt(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) throws -> Result<Decrypted, DecryptionFailure> {
+    /// client allows legacy formats. Throws what the store's opener or the store threw.
+    package func decrypt(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) throws -> Result<Decrypted, DecryptionFailure> {
         if let refusal = refusal(of: message.header) { return .failure(refusal) }
         guard let head = try chainHead(for: message.header) else {
             return .failure(.endOfChain(for: message.header))
@@ -97,32 +129,36 @@ public final class PasswordClient: PasswordStoreObserver {
 
     /// The failure a message with `header` gets before the chain is tried: a legacy
     /// version the client does not allow; nil when the chain may try it.
-    public func refusal(of header: MessageHeader) -> DecryptionFailure? {
+    package func refusal(of header: MessageHeader) -> DecryptionFailure? {
         do throws(RNCryptorError) { try legacyFormats.check(header) } catch { return .format(error) }
         return nil
     }
 
     /// Records that a message finished, opened by `opener`: a password goes first from now on.
-    public func messageFinished(openedBy opener: Opener) {
+    package func messageFinished(openedBy opener: Opener) {
         guard case .password(let password) = opener else { return }
-        guard preferredName != password.name || preferredForm?.version != password.openedForm?.version
-                || preferredForm?.index != password.openedForm?.index else { return }
-        preferredName = password.name
-        preferredForm = password.openedForm
-        chainIsCurrent = false
+        state.withLock { state in
+            guard state.preferredName != password.name || state.preferredForm?.version != password.openedForm?.version
+                    || state.preferredForm?.index != password.openedForm?.index else { return }
+            state.preferredName = password.name
+            state.preferredForm = password.openedForm
+            state.chainIsCurrent = false
+        }
     }
 
     /// Forgets the store's passwords as read: the chain is rebuilt from the store before its next use.
-    public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
-        stored = nil
-        chainIsCurrent = false
+    package func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+        state.withLock { state in
+            state.stored = nil
+            state.chainIsCurrent = false
+        }
     }
 
-    private func rebuild() throws(StoreError) {
-        if self.stored == nil {
-            self.stored = try store?.passwords().map { ChainPassword(name: $0.label, secret: $0.secret) } ?? []
+    private func rebuild(_ state: inout State) throws(StoreError) {
+        if state.stored == nil {
+            state.stored = try state.store?.passwords().map { ChainPassword(name: $0.label, secret: $0.secret) } ?? []
         }
-        let stored = self.stored ?? []
+        let stored = state.stored ?? []
         var passwords = stored
         var dropped = 0
         for candidate in runOnly {
@@ -132,16 +168,17 @@ public final class PasswordClient: PasswordStoreObserver {
                 passwords.append(candidate)
             }
         }
-        if let preferredName, let index = passwords.firstIndex(where: { $0.name == preferredName }) {
+        if let preferredName = state.preferredName, let index = passwords.firstIndex(where: { $0.name == preferredName }) {
             var first = passwords.remove(at: index)
-            first.openedForm = preferredForm
+            first.openedForm = state.preferredForm
             passwords.insert(first, at: 0)
         }
+        let iterations = self.iterations
         let passwordChain = passwords.reversed().reduce(nil) { next, password -> (any DecryptionHandler)? in
             PasswordHandler(password: password, next: next, iterations: iterations)
         }
-        head = keys.map { KeyHandler(keys: $0, next: passwordChain) } ?? passwordChain
-        lastBuild = (stored.count, passwords.count - stored.count, dropped)
-        chainIsCurrent = true
+        state.head = keys.map { KeyHandler(keys: $0, next: passwordChain) } ?? passwordChain
+        state.lastBuild = (stored.count, passwords.count - stored.count, dropped)
+        state.chainIsCurrent = true
     }
 }

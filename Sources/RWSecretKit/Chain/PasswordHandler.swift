@@ -18,16 +18,16 @@ import Dispatch
 /// Consecutive password handlers are walked together (so that their keys can be
 /// derived in batches, and the password that opened the latest message can go
 /// first); the walk passes the message on after the last of them.
-public final class PasswordHandler: DecryptionHandler {
+package final class PasswordHandler: DecryptionHandler {
     /// The password this handler tries.
-    public let password: ChainPassword
+    package let password: ChainPassword
     /// The next handler, or nil at the end of the chain.
-    public let next: (any DecryptionHandler)?
+    package let next: (any DecryptionHandler)?
     /// The PBKDF2 iteration count this handler derives with (10,000 unless the chain was told otherwise).
-    public let iterations: Int
+    package let iterations: Int
 
     /// A handler for `password`, followed by `next`, deriving keys with `iterations` PBKDF2 rounds.
-    public init(password: ChainPassword, next: (any DecryptionHandler)?, iterations: Int = KeyDerivation.iterations) {
+    package init(password: ChainPassword, next: (any DecryptionHandler)?, iterations: Int = KeyDerivation.iterations) {
         precondition((1...KeyDerivation.maximumIterations).contains(iterations), "PBKDF2 iteration count out of range")
         self.password = password
         self.next = next
@@ -47,7 +47,7 @@ public final class PasswordHandler: DecryptionHandler {
     /// password. With one walk at a time (`--jobs 1`, or no gate) the order is the
     /// chain order with the latest winner first, and no key is derived past the one
     /// that matches (on several threads, a long rest of the chain a few keys at a time).
-    public func handle(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
+    package func handle(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
         guard message.header.isPasswordBased else { return passOn(message, walk: walk) }
         var chain: [PasswordHandler] = [self]
         while let following = chain.last?.next as? PasswordHandler { chain.append(following) }
@@ -102,7 +102,7 @@ public final class PasswordHandler: DecryptionHandler {
 
     /// Every form of this password that might have made a message with `header`
     /// (reference form first); nothing for a key-based message.
-    public func candidates(for header: MessageHeader) -> [ChainCandidate] {
+    package func candidates(for header: MessageHeader) -> [ChainCandidate] {
         guard header.isPasswordBased else { return [] }
         return header.kdfPasswords(password.secret).map {
             ChainCandidate(opener: .password(password), keying: .password(kdfPassword: $0, iterations: iterations))

@@ -45,7 +45,7 @@
 /// with random draws from 3 passwords, two messages in three do, so a run stopped
 /// scaling after about three cores (on 16 CPUs, `--jobs 16` had 0.29× the
 /// throughput of 16 processes).
-public final class SearchGate: Sendable {
+package final class SearchGate: Sendable {
     private struct State {
         /// The password that matched most recently.
         var latest: String?
@@ -68,15 +68,15 @@ public final class SearchGate: Sendable {
     private static let remembered = 256
 
     /// A gate for one run: share it between the messages decrypted at the same time.
-    public init() {}
+    package init() {}
 
     /// Records that `name` opened a message (outside any walk of this gate).
-    public func opened(_ name: String) {
+    package func opened(_ name: String) {
         state.withLock { $0.latest = name }
     }
 
     /// The name of the password that opened the latest message, if any.
-    public var latestOpener: String? {
+    package var latestOpener: String? {
         state.withLock { $0.latest }
     }
 

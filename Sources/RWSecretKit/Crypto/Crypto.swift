@@ -8,13 +8,13 @@ internal import Dispatch
 ///
 /// Every function here is implemented in `Crypto/OpenSSL/`, the only files that
 /// import OpenSSL's libcrypto.
-public enum Crypto {
+package enum Crypto {
     /// RNCryptor's key size for AES-256 and HMAC-SHA256 keys.
-    public static let keySize = 32
+    package static let keySize = 32
     /// The AES block size and IV size.
-    public static let blockSize = 16
+    package static let blockSize = 16
     /// The size of an HMAC-SHA256 tag.
-    public static let tagSize = 32
+    package static let tagSize = 32
 
     /// Does OpenSSL's one-time set-up (library initialisation, the AES-256-CBC and SHA-256
     /// methods: no provider fetch, about 0.2 M instructions) and the KDF's choice of kernel.

@@ -13,10 +13,10 @@ internal import Synchronization
 /// iteration; and the same precomputation with the iterations in a C kernel on the
 /// x86 SHA extensions, interleaving two or three independent chains. The last is used
 /// when the CPU has the SHA extensions and the kernel passes a known-answer check.
-public enum KeyDerivation {
+package enum KeyDerivation {
     /// The iteration count every RNCryptor version specifies (RNCryptor-C, PHP and
     /// Java let a caller choose another one; the message does not record it).
-    public static let iterations = 10_000
+    package static let iterations = 10_000
 
     /// Test-only hook: makes `key(password:salt:)`, `keys(_:)` and their `using:` forms run
     /// `count` iterations wherever they were asked for RNCryptor's 10,000 (0 restores them), so a fuzz target (Fuzz/)
@@ -43,7 +43,7 @@ public enum KeyDerivation {
         case sha
 
         /// A short English description, without secrets.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// The implementation `key(password:salt:)` and `keys(_:)` use.
@@ -108,7 +108,7 @@ public enum KeyDerivation {
     package static var derivationsInFlightForTesting: [Double] { ScaleModel.profile.withLock { $0.seconds } }
 
     /// The largest iteration count accepted (OpenSSL takes a C int).
-    public static let maximumIterations = Int(Int32.max)
+    package static let maximumIterations = Int(Int32.max)
 
     /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
     /// and measurements; RNCryptor itself uses `key(password:salt:)`.

@@ -49,7 +49,7 @@ public final class SecretBytes: @unchecked Sendable {
     }
 
     /// A new buffer holding bytes `range` of this one.
-    public func slice(_ range: Range<Int>) -> SecretBytes {
+    package func slice(_ range: Range<Int>) -> SecretBytes {
         withUnsafeBytes { SecretBytes($0[range]) }
     }
 
@@ -61,7 +61,7 @@ public final class SecretBytes: @unchecked Sendable {
 
     /// The bytes as a String when they are valid UTF-8 (for validators that count characters).
     /// The returned String is an unwiped copy: keep its lifetime short.
-    public func decodedUTF8() -> String? {
+    package func decodedUTF8() -> String? {
         withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             return String(validating: bytes, as: UTF8.self)

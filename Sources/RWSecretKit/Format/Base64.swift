@@ -1,5 +1,5 @@
 /// Base64 as rwsecret reads and writes it, without Foundation.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// 255 marks a byte that is not in the standard alphabet.
@@ -21,7 +21,7 @@ public enum Base64 {
     package static func isAlphabetCharacter(_ byte: UInt8) -> Bool { values[Int(byte)] != 255 }
 
     /// Standard base64 with `=` padding.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []
         encode(bytes, padded: true, into: &out)
         return String(decoding: out, as: UTF8.self)
@@ -48,7 +48,7 @@ public enum Base64 {
     /// Returns nil for anything else: a byte outside both alphabets (a space, a tab, a `\r`
     /// not followed by `\n`), padding anywhere but at the end, more than two `=`, or a length
     /// no base64 text can have.
-    public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? {
         let newline = UInt8(ascii: "\n")
         guard text.contains(newline) else { return decodeUnbroken(text) }
         var joined: [UInt8] = []

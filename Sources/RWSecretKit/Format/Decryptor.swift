@@ -10,9 +10,15 @@
 /// A password is used in the reference implementation's form only (a non-ASCII
 /// password written by another implementation may need another of its forms,
 /// which `Message` and the chain try).
-public final class Decryptor {
+///
+/// `Sendable`, so that it can be handed to another task; the pieces must still come in
+/// order. `update` and `finalize` each run whole under the decryptor's lock (`serial`):
+/// that lock, which the compiler cannot see guarding the engine and the held plaintext,
+/// is why it is `@unchecked`.
+public final class Decryptor: @unchecked Sendable {
     private let engine: IncrementalDecryptor
     private var held: [UInt8] = []
+    private let serial = LockedState(())
 
     /// A decryptor for password-based messages (10,000 PBKDF2 rounds, the format's).
     /// Versions 0 and 1 throw `legacyVersion` (as soon as the header is read) unless
@@ -43,14 +49,20 @@ public final class Decryptor {
     /// Feeds the next bytes of the message. Releases nothing: a malformed header or
     /// the wrong kind of credential throws here, everything else at `finalize()`.
     /// After `finalize()`, throws `alreadyFinalized`.
-    public func update(_ data: some ContiguousByteStorage) throws(RNCryptorError) {
-        try hold { () throws(RNCryptorError) in try engine.update(data) }
+    public func update(_ data: some RandomAccessCollection<UInt8>) throws(RNCryptorError) {
+        try serial.withLock { (_: inout Void) throws(RNCryptorError) in
+            try hold { () throws(RNCryptorError) in try engine.update(ContiguousBytes(data)) }
+        }
     }
 
     /// Verifies the HMAC (in constant time), then the padding, and returns the whole
     /// plaintext; throws (and wipes what it held) when the message does not verify.
     /// A second call throws `alreadyFinalized`.
     public func finalize() throws(RNCryptorError) -> [UInt8] {
+        try serial.withLock { (_: inout Void) throws(RNCryptorError) -> [UInt8] in try finalizeNow() }
+    }
+
+    private func finalizeNow() throws(RNCryptorError) -> [UInt8] {
         try hold { () throws(RNCryptorError) in try engine.finalize() }
         let plaintext = held
         held.removeAll()

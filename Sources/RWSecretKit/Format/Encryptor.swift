@@ -2,11 +2,17 @@
 ///
 /// The first `update(_:)` output starts with the header; `finalize()` returns
 /// the last block and the HMAC. Salts and IV come from OpenSSL's `RAND_bytes`.
-public final class Encryptor {
+///
+/// `Sendable`, so that it can be handed to another task; a message is one sequence of
+/// pieces, so the tasks must still feed it in order. `update` and `finalize` each run
+/// whole under the encryptor's lock (`serial`): that lock, which the compiler cannot
+/// see guarding the OpenSSL contexts and `headerWritten`, is why it is `@unchecked`.
+public final class Encryptor: @unchecked Sendable {
     private let header: MessageHeader
     private let authenticator: Authenticator
     private let cipher: Cipher
     private var headerWritten = false
+    private let serial = LockedState(())
 
     /// A password-based (options 1) encryptor with fresh random salts and IV.
     public convenience init(password: SecretBytes) {
@@ -36,7 +42,7 @@ public final class Encryptor {
     ///   `.invalidIVSize` unless `iv` is 16 bytes, `.iterationsOutOfRange` unless
     ///   `iterations` is in 1...`KeyDerivation.maximumIterations`.
     public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8],
-                iterations: Int = KeyDerivation.iterations) throws(RNCryptorError) {
+                iterations: Int = 10_000) throws(RNCryptorError) {
         for salt in [encryptionSalt, hmacSalt] where salt.count != MessageHeader.saltSize { throw .invalidSaltSize(salt.count) }
         try RNCryptorError.check(iv: iv)
         try RNCryptorError.check(iterations: iterations)
@@ -63,7 +69,14 @@ public final class Encryptor {
     }
 
     /// Encrypts the next plaintext bytes; returns the next message bytes.
-    public func update(_ plaintext: some ContiguousByteStorage) -> [UInt8] {
+    public func update(_ plaintext: some RandomAccessCollection<UInt8>) -> [UInt8] {
+        serial.withLock { _ in update(storage: ContiguousBytes(plaintext)) }
+    }
+
+    /// Encrypts the next plaintext bytes, held as a secret.
+    package func update(_ plaintext: SecretBytes) -> [UInt8] { serial.withLock { _ in update(storage: plaintext) } }
+
+    private func update(storage plaintext: some ContiguousByteStorage) -> [UInt8] {
         var out = takeHeader()
         let start = out.count
         plaintext.withUnsafeBytes { cipher.update($0, into: &out) }
@@ -72,7 +85,9 @@ public final class Encryptor {
     }
 
     /// Ends the message: the last ciphertext block and the HMAC.
-    public func finalize() -> [UInt8] {
+    public func finalize() -> [UInt8] { serial.withLock { _ in finalizeNow() } }
+
+    private func finalizeNow() -> [UInt8] {
         var out = takeHeader()
         let start = out.count
         _ = cipher.finalize(into: &out)

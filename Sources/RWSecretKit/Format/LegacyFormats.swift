@@ -18,7 +18,7 @@ public enum LegacyFormats: Sendable, Equatable {
     case allowed
 
     /// Throws `legacyVersion` for a v0 or v1 header unless legacy formats are allowed.
-    public func check(_ header: MessageHeader) throws(RNCryptorError) {
+    package func check(_ header: MessageHeader) throws(RNCryptorError) {
         if self == .refused && !header.hmacCoversHeader { throw .legacyVersion(header.version) }
     }
 }

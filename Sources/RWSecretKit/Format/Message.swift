@@ -9,14 +9,14 @@
 /// Version 0 authenticates the ciphertext only (HMAC-SHA1, padded to 32 bytes
 /// with zeros, which are checked too): its header — salts and counter IV — is
 /// not covered, and a changed IV changes the plaintext without detection.
-public struct Message: Sendable {
+package struct Message: Sendable {
     /// The raw message.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// Its parsed header.
-    public let header: MessageHeader
+    package let header: MessageHeader
 
     /// Parses and structurally validates `bytes`.
-    public init(_ bytes: [UInt8]) throws(RNCryptorError) {
+    package init(_ bytes: [UInt8]) throws(RNCryptorError) {
         header = try MessageHeader(parsing: bytes)
         try header.validate(messageLength: bytes.count)
         self.bytes = bytes
@@ -76,7 +76,7 @@ public struct Message: Sendable {
     /// to have written for this version, in order (one form for an ASCII password).
     /// Versions 0 and 1 throw `legacyVersion` unless `legacyFormats` is `.allowed`;
     /// `iterations` outside 1...`KeyDerivation.maximumIterations` throws `iterationsOutOfRange`.
-    public func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations,
+    package func decrypt(password: SecretBytes, iterations: Int = KeyDerivation.iterations,
                         legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
         try RNCryptorError.check(iterations: iterations)
         try legacyFormats.check(header)
@@ -88,7 +88,7 @@ public struct Message: Sendable {
     }
 
     /// Decrypts a key-based message. Version 1 throws `legacyVersion` unless `legacyFormats` is `.allowed`.
-    public func decrypt(keys: MessageKeys, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+    package func decrypt(keys: MessageKeys, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
         try legacyFormats.check(header)
         guard !header.isPasswordBased else { throw .passwordBasedMessage }
         guard isAuthentic(hmacKey: keys.hmacKey) else { throw .hmacMismatch }

@@ -9,20 +9,20 @@
 /// always password-based with options byte 0: AES-256 in CommonCrypto's
 /// little-endian counter mode (no padding, so any ciphertext length), and an
 /// HMAC-SHA1 of the ciphertext alone, padded with 12 zero bytes to 32.
-public struct MessageHeader: Sendable, Equatable {
+package struct MessageHeader: Sendable, Equatable {
     /// The format version, 0 to 3.
-    public let version: UInt8
+    package let version: UInt8
     /// The salts of a password-based message; `nil` for a key-based one.
-    public let salts: (encryption: [UInt8], hmac: [UInt8])?
+    package let salts: (encryption: [UInt8], hmac: [UInt8])?
     /// The initialisation vector (v0: the first counter block).
-    public let iv: [UInt8]
+    package let iv: [UInt8]
 
     /// Whether the message was encrypted under a password (options byte 1).
-    public var isPasswordBased: Bool { salts != nil }
+    package var isPasswordBased: Bool { salts != nil }
     /// The options byte (v0 writes 0 although it is password-based).
     package var options: UInt8 { version != 0 && isPasswordBased ? 1 : 0 }
     /// Header length in bytes: 34 for password-based messages, 18 for key-based ones.
-    public var length: Int { Self.length(passwordBased: isPasswordBased) }
+    package var length: Int { Self.length(passwordBased: isPasswordBased) }
     /// Versions 0 and 1 authenticate the ciphertext only; 2 and 3 the header too.
     package var hmacCoversHeader: Bool { version >= 2 }
     /// Version 0: counter mode and HMAC-SHA1 (padded to 32 bytes); otherwise CBC and HMAC-SHA256.
@@ -81,7 +81,7 @@ public struct MessageHeader: Sendable, Equatable {
     ///
     /// Throws `unknownVersion`, `unknownOptions`, or `tooShort` when `prefix`
     /// does not hold a whole header.
-    public init(parsing prefix: some Collection<UInt8>) throws(RNCryptorError) {
+    package init(parsing prefix: some Collection<UInt8>) throws(RNCryptorError) {
         let length = try Self.headerLength(of: prefix)
         let bytes = Array(prefix.prefix(length))
         guard bytes.count == length else { throw .tooShort }
@@ -98,13 +98,13 @@ public struct MessageHeader: Sendable, Equatable {
     /// Checks that a whole message of `messageLength` bytes has room for
     /// the header, at least one block and the HMAC, with whole blocks
     /// (v0: the header and the HMAC; its counter mode needs no whole blocks).
-    public func validate(messageLength: Int) throws(RNCryptorError) {
+    package func validate(messageLength: Int) throws(RNCryptorError) {
         guard messageLength >= minimumMessageLength else { throw .tooShort }
         guard isCounterMode || (messageLength - length - Crypto.tagSize) % Crypto.blockSize == 0 else { throw .badLength }
     }
 
     /// Two headers are equal when version, salts and IV are.
-    public static func == (a: MessageHeader, b: MessageHeader) -> Bool {
+    package static func == (a: MessageHeader, b: MessageHeader) -> Bool {
         a.bytes == b.bytes
     }
 

@@ -1,9 +1,9 @@
 /// The two 32-byte keys of a key-based message: AES-256 encryption key and HMAC-SHA256 key.
 public struct MessageKeys: Sendable {
     /// The AES-256 key.
-    public let encryptionKey: SecretBytes
+    package let encryptionKey: SecretBytes
     /// The HMAC-SHA256 key.
-    public let hmacKey: SecretBytes
+    package let hmacKey: SecretBytes
 
     /// Keys of exactly 32 bytes each.
     ///

@@ -3,26 +3,45 @@
 /// The decrypt functions return nothing unless the HMAC verifies.
 public enum RNCryptor {
     /// Encrypts `plaintext` as a v3 password-based message.
-    public static func encrypt(_ plaintext: some ContiguousByteStorage, password: SecretBytes) -> [UInt8] {
+    public static func encrypt(_ plaintext: some RandomAccessCollection<UInt8>, password: SecretBytes) -> [UInt8] {
+        let encryptor = Encryptor(password: password)
+        return encryptor.update(plaintext) + encryptor.finalize()
+    }
+
+    /// Encrypts a secret `plaintext` as a v3 password-based message.
+    package static func encrypt(_ plaintext: SecretBytes, password: SecretBytes) -> [UInt8] {
         let encryptor = Encryptor(password: password)
         return encryptor.update(plaintext) + encryptor.finalize()
     }
 
     /// Encrypts `plaintext` as a v3 key-based message.
-    public static func encrypt(_ plaintext: some ContiguousByteStorage, keys: MessageKeys) -> [UInt8] {
+    public static func encrypt(_ plaintext: some RandomAccessCollection<UInt8>, keys: MessageKeys) -> [UInt8] {
         let encryptor = Encryptor(keys: keys)
         return encryptor.update(plaintext) + encryptor.finalize()
     }
 
     /// Decrypts a password-based message; verifies the HMAC first. Versions 0 and 1
     /// throw `legacyVersion` unless `legacyFormats` is `.allowed` (see `LegacyFormats`).
-    public static func decrypt(_ message: [UInt8], password: SecretBytes, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
-        try Message(message).decrypt(password: password, legacyFormats: legacyFormats)
+    public static func decrypt(_ message: some RandomAccessCollection<UInt8>, password: SecretBytes,
+                               legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try Message(Array(message)).decrypt(password: password, legacyFormats: legacyFormats)
     }
 
     /// Decrypts a key-based message; verifies the HMAC first. Version 1 throws
     /// `legacyVersion` unless `legacyFormats` is `.allowed` (see `LegacyFormats`).
-    public static func decrypt(_ message: [UInt8], keys: MessageKeys, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
-        try Message(message).decrypt(keys: keys, legacyFormats: legacyFormats)
+    public static func decrypt(_ message: some RandomAccessCollection<UInt8>, keys: MessageKeys,
+                               legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
+        try Message(Array(message)).decrypt(keys: keys, legacyFormats: legacyFormats)
+    }
+}
+
+extension RNCryptor {
+    /// Base64, as RNCryptor messages travel in text (standard or URL-safe alphabet).
+    public enum Base64 {
+        /// The standard, padded base64 of `bytes`.
+        public static func encode(_ bytes: some Collection<UInt8>) -> String { RWSecretKit.Base64.encode(bytes) }
+
+        /// The bytes of base64 `text` (standard or URL-safe, padded or not); nil when it is not base64.
+        public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? { RWSecretKit.Base64.decodeLenient(text) }
     }
 }

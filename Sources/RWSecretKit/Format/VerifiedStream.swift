@@ -1,4 +1,5 @@
 import Dispatch
+public import SystemPackage
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -46,21 +47,27 @@ internal import CLinuxSyscalls
 /// place, or streamed out); time, one read of the input, the HMACs and AES on up
 /// to `jobs` threads, plus one copy of the plaintext for a descriptor
 /// destination (with several candidates: one read of the spool instead).
+///
+/// Not `Sendable`: a stream is a few settings and a `progress` closure that runs on the
+/// decrypting thread. Make one per task; the client it decrypts with may be shared.
 public struct VerifiedStream {
     /// Where verified plaintext goes.
     public enum Destination: Sendable {
         /// Replace the file at this path: plaintext is made in a private file in
         /// the path's folder (as given — no symbolic link is resolved) and
         /// renamed over it once verified.
-        case file(String)
+        case file(FilePath)
         /// Write to this open descriptor once verified (stdout, a FIFO, a device).
-        case descriptor(Int32)
+        case descriptor(FileDescriptor)
         /// Open this path for writing (the kernel's rules for following links
         /// apply), only once verified: for a symbolic link or a non-regular file.
-        case openedLater(String)
+        case openedLater(FilePath)
     }
 
     /// Why the stream failed. Facts only; the caller words them.
+    ///
+    /// The one error of streams. Not frozen: a later version may add cases, so a
+    /// `switch` over it needs a `default`.
     public enum Failure: Error, Sendable {
         /// The chain could not be had (its store could not be opened): what the chain's provider threw.
         case chainUnavailable(any Error)
@@ -75,18 +82,18 @@ public struct VerifiedStream {
         /// A regular input file changed while it was read.
         case inputChanged
         /// Reading the input failed.
-        case read(SystemError)
+        case read(Errno)
         /// The private file or the destination could not be created. EOPNOTSUPP for
         /// a file destination: its folder's filesystem cannot make an unnamed file
         /// (`O_TMPFILE`), and a named one would hold plaintext that a SIGKILL leaves
         /// behind, so nothing was written.
-        case create(SystemError)
+        case create(Errno)
         /// Writing failed.
-        case write(SystemError)
+        case write(Errno)
         /// The private file in the temporary folder (`folder`: `$TMPDIR`, else /tmp),
         /// for a destination that is not a file, could not be made or written (a full
         /// temporary folder): not a fault of the destination.
-        case temporaryFile(SystemError, folder: String)
+        case temporaryFile(Errno, folder: String)
     }
 
     /// What opened the message.
@@ -117,7 +124,7 @@ public struct VerifiedStream {
 
     /// Whether `decrypt(input:chain:to:)` opens versions 0 and 1 (refused by default:
     /// `.format(.legacyVersion)`, before the chain is asked; see `LegacyFormats`).
-    public var legacyFormats: LegacyFormats = .refused
+    package var legacyFormats: LegacyFormats = .refused
 
     /// Chunks read ahead of the slowest consumer (each `chunkSize` bytes).
     static let ringSlots = 4
@@ -127,7 +134,12 @@ public struct VerifiedStream {
     /// The client's store is opened only when the message is password-based.
     /// The client's `legacyFormats` decides whether a v0 or v1 message is opened
     /// (this stream's own setting is not used here).
-    public func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
+    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
+        try decrypt(input: input.rawValue, client: client, to: destination)
+    }
+
+    /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
+    package func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
         var stream = self
         stream.legacyFormats = client.legacyFormats
         return try stream.decrypt(input: input, chain: { header in try client.chainHead(for: header) }, to: destination)
@@ -137,7 +149,7 @@ public struct VerifiedStream {
     /// that `chain` gives for its header (nil: nothing to try), and writes the
     /// plaintext to `destination` only once verified. What `chain` throws fails the
     /// run as `chainUnavailable`, before anything is written.
-    public func decrypt(input: Int32, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
+    package func decrypt(input: Int32, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
                         to destination: Destination) throws(Failure) -> Opened {
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
@@ -168,7 +180,7 @@ public struct VerifiedStream {
         let (candidates, passwords) = try Self.candidates(for: header, head: head)
         let single = candidates.count == 1
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
         // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
         // the winner is known. For a file destination it is made in the destination's
         // folder, to become the destination by `link`: only an unnamed one (a named one
@@ -256,7 +268,7 @@ public struct VerifiedStream {
             guard decipher.finalize(into: &last) else { throw .notOpened(.badPadding) }
             do { try store.write(last) } catch { throw storeFailure(error) }
             if case .file(let path) = destination {
-                do { try store.link(as: path) } catch { throw .create(error) }
+                do { try store.link(as: path.string) } catch { throw .create(error) }
             } else {
                 try Self.deliver(to: destination) { fd throws(Failure) in
                     do throws(SystemError) { try store.copy(to: fd) } catch { throw .write(error) }
@@ -268,7 +280,7 @@ public struct VerifiedStream {
         try spool.checkPadding()
         if case .file(let path) = destination {
             try spool.run(to: nil)
-            do { try store.link(as: path) } catch { throw .create(error) }
+            do { try store.link(as: path.string) } catch { throw .create(error) }
         } else {
             try Self.deliver(to: destination) { fd throws(Failure) in try spool.run(to: fd) }
         }
@@ -319,10 +331,10 @@ public struct VerifiedStream {
         case .file:
             preconditionFailure("a file destination is linked, not written through")
         case .descriptor(let fd):
-            try emit(fd)
+            try emit(fd.rawValue)
         case .openedLater(let path):
             let fd: Int32
-            do { fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) } } catch { throw .create(error) }
+            do { fd = try retryingOnInterrupt { open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) } } catch { throw .create(error) }
             defer { close(fd) }
             // The same file as stdout (`-o /dev/stdout`): write through stdout, which keeps
             // its own offset and append mode. Another regular file is replaced in place.

@@ -1,6 +1,6 @@
 /// Why a message of another kind (age, Ansible Vault) did not open. Facts only: no secret
 /// and no option name appears in a description.
-public enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The ASCII armor around the message is malformed.
     case armor(String)
     /// The header is malformed (an age header line or stanza, an Ansible Vault envelope).
@@ -21,7 +21,7 @@ public enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     /// a public key, not encrypted): the one line that says why.
     case refused(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .armor(let why): "invalid armor: \(why)"
         case .header(let why): "invalid header: \(why)"

@@ -1,5 +1,5 @@
 /// The kinds of message rwsecret knows, named as JSON records and `--verbose` name them.
-public enum MessageKindName: String, Sendable, CaseIterable {
+package enum MessageKindName: String, Sendable, CaseIterable {
     case rncryptor
     case age
     case openpgp
@@ -7,7 +7,7 @@ public enum MessageKindName: String, Sendable, CaseIterable {
 }
 
 /// A secret offered to a kind of message to unlock it.
-public enum Credential: Sendable {
+package enum Credential: Sendable {
     /// A password (its bytes as given: UTF-8 for typed text).
     case password(SecretBytes)
     /// An age X25519 identity (`AGE-SECRET-KEY-1…`).

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// Passwords in the Secret Service keyring (gnome-keyring, KeePassXC…), through libsecret.
 ///
 /// One item per password in the default collection: schema `org.rwsecret.Password`,
@@ -8,10 +12,13 @@
 ///
 /// libsecret is loaded only when a keyring store is opened (a program that never opens
 /// one needs no libsecret at run time).
-public final class KeyringPasswordStore: PasswordStore {
+///
+/// `Sendable`: it holds no state of its own beyond the connection; every change takes the
+/// lock file (which also serializes the tasks of one process) around its read and write.
+public final class KeyringPasswordStore: ObservablePasswordStore {
     private let client: SecretServiceClient
     private let lockPath: String
-    private let lockWaiting: () -> Void
+    private let lockWaiting: @Sendable () -> Void
     private let observers = PasswordStoreObservers()
 
     /// The default collection's object path.
@@ -23,11 +30,32 @@ public final class KeyringPasswordStore: PasswordStore {
     public var kind: StoreKind { .keyring }
 
     /// Opens the keyring's default collection. A locked collection still opens
-    /// (so `status` can report it); its operations then throw `locked`.
-    /// - Parameters:
-    ///   - lockPath: the lock file taken around label choice and writing.
-    ///   - lockWaiting: called once when another process has held the lock for a second.
-    public init(lockPath: String, lockWaiting: @escaping () -> Void = {}) throws(StoreError) {
+    /// (so it can be reported); its operations then throw `locked`.
+    ///
+    /// Label choice and writing happen under the lock file the `rwsecret` tool uses,
+    /// `$XDG_RUNTIME_DIR/rwsecret.lock` (without a runtime folder: `rwsecret.lock` beside
+    /// the default vault, in `$XDG_DATA_HOME/rwsecret` or `~/.local/share/rwsecret`), so
+    /// a program and the tool adding passwords at once never take one label twice.
+    /// - Parameter lockWaiting: called once when another process has held the lock for a second.
+    public convenience init(lockWaiting: @escaping @Sendable () -> Void = {}) throws(StoreError) {
+        try self.init(lockPath: Self.defaultLockPath(Self.environment(["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "HOME"])), lockWaiting: lockWaiting)
+    }
+
+    /// The lock file the tool and the library take around keyring changes, given `environment`.
+    package static func defaultLockPath(_ environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rwsecret.lock" }
+        return folder(of: VaultPasswordStore.defaultPath(environment)) + "/rwsecret.lock"
+    }
+
+    /// The process environment's values of `names` (those set).
+    private static func environment(_ names: [String]) -> [String: String] {
+        var values: [String: String] = [:]
+        for name in names { if let value = getenv(name) { values[name] = String(cString: value) } }
+        return values
+    }
+
+    /// The keyring store with its lock file at `lockPath`.
+    package init(lockPath: String, lockWaiting: @escaping @Sendable () -> Void = {}) throws(StoreError) {
         self.lockWaiting = lockWaiting
         client = try SecretServiceClient.shared()
         guard let collection = try client.defaultCollection() else {
@@ -137,9 +165,9 @@ public final class KeyringPasswordStore: PasswordStore {
     }
 
     /// Starts telling `observer` about changes made through this store.
-    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     /// Our items in the order they were added.
     private func items() throws(StoreError) -> [KeyringItem] {

@@ -1,10 +1,12 @@
 /// Passwords held in memory only: for tests and for the passwords given for one run.
-public final class MemoryPasswordStore: PasswordStore {
-    private var entries: [StoredPassword]
+///
+/// `Sendable`: its entries are read and changed under a lock.
+public final class MemoryPasswordStore: ObservablePasswordStore {
+    private let entries: LockedState<[StoredPassword]>
     private let observers = PasswordStoreObservers()
 
     /// A store holding `entries`, in that order.
-    public init(_ entries: [StoredPassword] = []) { self.entries = entries }
+    public init(_ entries: [StoredPassword] = []) { self.entries = LockedState(entries) }
 
     /// The kind of store.
     public var kind: StoreKind { .memory }
@@ -16,16 +18,19 @@ public final class MemoryPasswordStore: PasswordStore {
     /// Makes the store ready to use (see `PasswordStore.open()`).
     public func open() {}
     /// The labels in stored order, without reading any secret.
-    public func labels() -> [String] { entries.map(\.label) }
+    public func labels() -> [String] { entries.withLock { $0.map(\.label) } }
     /// Every password in stored order.
-    public func passwords() -> [StoredPassword] { entries }
+    public func passwords() -> [StoredPassword] { entries.withLock { $0 } }
 
     /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
     public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
-        let labels = try Self.plan(passwords, taken: self.labels(), stored: entries.map(\.secret), check: check)
-        for (password, label) in zip(passwords, labels) {
-            entries.append(StoredPassword(label: label, secret: password.secret))
+        let labels = try entries.withLock { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
+            let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
+            for (password, label) in zip(passwords, labels) {
+                entries.append(StoredPassword(label: label, secret: password.secret))
+            }
+            return labels
         }
         for label in labels { observers.notify(self, .added(label: label)) }
         return labels
@@ -33,22 +38,26 @@ public final class MemoryPasswordStore: PasswordStore {
 
     /// Removes the passwords with `labels`, all or nothing (unknown labels: `unknownLabels`).
     public func remove(labels: [String]) throws(StoreError) {
-        try Self.requireKnown(labels, in: self.labels())
-        entries.removeAll { labels.contains($0.label) }
+        try entries.withLock { (entries: inout [StoredPassword]) throws(StoreError) in
+            try Self.requireKnown(labels, in: entries.map(\.label))
+            entries.removeAll { labels.contains($0.label) }
+        }
         observers.notify(self, .removed(labels: labels))
     }
 
     /// Gives the password labelled `label` the label `newLabel`.
     public func rename(_ label: String, to newLabel: String) throws(StoreError) {
-        try Self.checkRename(label, to: newLabel, in: labels())
-        if let index = entries.firstIndex(where: { $0.label == label }) {
-            entries[index] = StoredPassword(label: newLabel, secret: entries[index].secret)
+        try entries.withLock { (entries: inout [StoredPassword]) throws(StoreError) in
+            try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
+            if let index = entries.firstIndex(where: { $0.label == label }) {
+                entries[index] = StoredPassword(label: newLabel, secret: entries[index].secret)
+            }
         }
         observers.notify(self, .renamed(from: label, to: newLabel))
     }
 
     /// Starts telling `observer` about changes made through this store.
-    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 }

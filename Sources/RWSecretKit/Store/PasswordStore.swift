@@ -50,9 +50,11 @@ public typealias StoredSecretsCheck = (_ secret: SecretBytes, _ stored: [SecretB
 /// - `add`, `remove` and `rename` are all-or-nothing, happen under an exclusive lock
 ///   (label choice and the `check` of `add` included, so concurrent writers in other
 ///   processes neither take one label twice nor store one secret twice), and announce
-///   the change to every observer after it has been made.
+///   the change to its observers (`ObservablePasswordStore`) after it has been made.
 /// - No error's description may contain a secret.
-public protocol PasswordStore: AnyObject {
+/// - `Sendable`: a store may be used from several tasks at once (the client that reads it
+///   may serve them all); each operation is safe against the others.
+public protocol PasswordStore: AnyObject, Sendable {
     /// The kind of store.
     var kind: StoreKind { get }
     /// Where it lives: a collection path, a vault path, or `memory`.
@@ -79,7 +81,11 @@ public protocol PasswordStore: AnyObject {
     /// Renames `label` to `newLabel`, keeping its place in the stored order. Throws
     /// `unknownLabels` when `label` is not stored, `labelExists` when `newLabel` is.
     func rename(_ label: String, to newLabel: String) throws(StoreError)
+}
 
+/// A store that announces its changes: the client rebuilds its chain on each (the three
+/// stores of the library; package access, the tool's and the client's business).
+package protocol ObservablePasswordStore: PasswordStore {
     /// Registers `observer` (held weakly) for changes made through this store.
     func addObserver(_ observer: any PasswordStoreObserver)
     /// Unregisters `observer`.
@@ -112,7 +118,7 @@ extension PasswordStore {
 }
 
 /// A change made through a store.
-public enum PasswordStoreChange: Sendable, Equatable {
+package enum PasswordStoreChange: Sendable, Equatable {
     /// A password was added under `label`.
     case added(label: String)
     /// The passwords with `labels` were removed.
@@ -122,31 +128,37 @@ public enum PasswordStoreChange: Sendable, Equatable {
 }
 
 /// Observes a store's changes; the password chain rebuilds itself on each.
-public protocol PasswordStoreObserver: AnyObject {
+package protocol PasswordStoreObserver: AnyObject, Sendable {
     /// Called after `change` was made through `store`.
     func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange)
 }
 
 /// The bookkeeping for a store's observers: weak references, notified in registration order.
-package final class PasswordStoreObservers {
+/// Thread-safe: the list is changed under a lock, and observers are called outside it.
+package final class PasswordStoreObservers: Sendable {
     private struct Weak { weak var observer: (any PasswordStoreObserver)? }
-    private var entries: [Weak] = []
+    private let entries = LockedState<[Weak]>([])
 
     package init() {}
 
     package func add(_ observer: any PasswordStoreObserver) {
-        entries.removeAll { $0.observer == nil || $0.observer === observer }
-        entries.append(Weak(observer: observer))
+        entries.withLock { entries in
+            entries.removeAll { $0.observer == nil || $0.observer === observer }
+            entries.append(Weak(observer: observer))
+        }
     }
 
     package func remove(_ observer: any PasswordStoreObserver) {
-        entries.removeAll { $0.observer == nil || $0.observer === observer }
+        entries.withLock { entries in entries.removeAll { $0.observer == nil || $0.observer === observer } }
     }
 
     /// Tells every live observer about `change`.
     package func notify(_ store: any PasswordStore, _ change: PasswordStoreChange) {
-        entries.removeAll { $0.observer == nil }
-        for entry in entries { entry.observer?.passwordStore(store, didChange: change) }
+        let live = entries.withLock { entries in
+            entries.removeAll { $0.observer == nil }
+            return entries.compactMap(\.observer)
+        }
+        for observer in live { observer.passwordStore(store, didChange: change) }
     }
 }
 

@@ -1,4 +1,7 @@
 /// Why a store operation failed: facts, for the tool to word. Descriptions never contain a secret.
+///
+/// The one error of the stores. Not frozen: a later version may add cases, so a `switch`
+/// over it needs a `default`.
 public enum StoreError: Error, Sendable, Equatable {
     /// The store cannot be reached or opened; `advice` says what to do.
     case unavailable(reason: String, advice: String)
@@ -40,6 +43,11 @@ public enum StoreError: Error, Sendable, Equatable {
     case sessionKeyring(operation: String, errno: Int32)
 }
 
+/// The name the package's code uses for `StoreError.FileKind` (not public: a top-level
+/// `FileKind` is too generic a name for a library's users).
+package typealias FileKind = StoreError.FileKind
+
+extension StoreError {
 /// What a path names, for messages about files that are not what they should be.
 public enum FileKind: String, Sendable, Equatable {
     /// A regular file.
@@ -66,6 +74,7 @@ public enum FileKind: String, Sendable, Equatable {
         default: "a \(rawValue)"
         }
     }
+}
 }
 
 extension StoreError {

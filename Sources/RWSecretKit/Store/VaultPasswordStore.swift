@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
+public import SystemPackage
 
 /// Passwords in an encrypted vault file: one raw RNCryptor v3 message whose
 /// plaintext lists label + secret pairs.
@@ -20,7 +21,12 @@ internal import Glibc
 ///   provider may be asked again, up to `maximumPassphraseTries` in all. The provider
 ///   (a Strategy: environment, session keyring, terminal…) is asked only when the store
 ///   is opened or a change needs it, and never while the lock is held.
-public final class VaultPasswordStore: PasswordStore {
+/// - `Sendable`: each operation runs whole under the store's own lock (`serial`), so
+///   the passphrase once learnt and the entries last read are never touched by two tasks
+///   at once. That lock is why the class is `@unchecked Sendable`: the compiler cannot
+///   see that `passphrase` and `lastSeen` are touched only while it is held. A provider
+///   that asks a person holds up the store's other operations in this process meanwhile.
+public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Sendable {
     /// Why the store asks for the passphrase.
     public enum PassphraseRequest: Sendable, Equatable {
         /// To open an existing vault; `attempt` is 1 at first, and 2 or 3 after a wrong answer.
@@ -30,15 +36,17 @@ public final class VaultPasswordStore: PasswordStore {
     }
 
     /// Supplies the passphrase, only when it is needed; nil when it has no (other) answer to give.
-    public typealias PassphraseProvider = (PassphraseRequest) throws(StoreError) -> SecretBytes?
+    public typealias PassphraseProvider = @Sendable (PassphraseRequest) throws(StoreError) -> SecretBytes?
 
     /// How often a wrong passphrase may be answered before `wrongPassphrase`.
     public static let maximumPassphraseTries = 3
 
     /// The vault file's path, as given.
-    public let path: String
+    package let path: String
     private let provider: PassphraseProvider
-    private let lockWaiting: () -> Void
+    private let lockWaiting: @Sendable () -> Void
+    /// Held for the whole of each operation (see the type's notes).
+    private let serial = LockedState(())
     private var passphrase: SecretBytes?
     /// The entries last read or written, and the file they are in. Every write renames
     /// a new file into place, so a file with the same identity holds the same entries
@@ -57,10 +65,28 @@ public final class VaultPasswordStore: PasswordStore {
     ///   - path: the vault file (a symbolic link is followed).
     ///   - provider: asked for the passphrase when the vault must be opened or created.
     ///   - lockWaiting: called once when another process has held the lock for a second.
-    public init(path: String, passphrase provider: @escaping PassphraseProvider, lockWaiting: @escaping () -> Void = {}) {
+    public convenience init(path: FilePath, passphrase provider: @escaping PassphraseProvider,
+                            lockWaiting: @escaping @Sendable () -> Void = {}) {
+        self.init(path: path.string, passphrase: provider, lockWaiting: lockWaiting)
+    }
+
+    /// The vault at `path` (the tool's paths are strings).
+    package init(path: String, passphrase provider: @escaping PassphraseProvider, lockWaiting: @escaping @Sendable () -> Void = {}) {
         self.path = path
         self.provider = provider
         self.lockWaiting = lockWaiting
+    }
+
+    /// `$XDG_DATA_HOME/rwsecret/vault`, or `$HOME/.local/share/rwsecret/vault` (the tool's default vault).
+    package static func defaultPath(_ environment: [String: String]) -> String {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/rwsecret/vault" }
+        return home(environment) + "/.local/share/rwsecret/vault"
+    }
+
+    private static func home(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/"
     }
 
     /// Whether the vault file exists yet.
@@ -68,22 +94,29 @@ public final class VaultPasswordStore: PasswordStore {
 
     /// Opens the vault now (asks for the passphrase if it exists), so errors surface early.
     public func open() throws(StoreError) {
-        _ = try read(path)
+        _ = try serially { () throws(StoreError) in try read(path) }
+    }
+
+    /// Runs `body` holding the store's own lock (see the type's notes).
+    private func serially<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try serial.withLock { (_: inout Void) throws(StoreError) -> T in try body() }
     }
 
     /// The labels in stored order, without reading any secret.
-    public func labels() throws(StoreError) -> [String] { try read(path).map(\.label) }
+    public func labels() throws(StoreError) -> [String] { try serially { () throws(StoreError) in try read(path) }.map(\.label) }
 
     /// Every password in stored order.
-    public func passwords() throws(StoreError) -> [StoredPassword] { try read(path) }
+    public func passwords() throws(StoreError) -> [StoredPassword] { try serially { () throws(StoreError) in try read(path) } }
 
     /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
     public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
-        let labels = try modify(creating: true) { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
-            let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
-            for (password, label) in zip(passwords, labels) { entries.append(StoredPassword(label: label, secret: password.secret)) }
-            return labels
+        let labels = try serially { () throws(StoreError) -> [String] in
+            try modify(creating: true) { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
+                let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
+                for (password, label) in zip(passwords, labels) { entries.append(StoredPassword(label: label, secret: password.secret)) }
+                return labels
+            }
         }
         for label in labels { observers.notify(self, .added(label: label)) }
         return labels
@@ -91,19 +124,23 @@ public final class VaultPasswordStore: PasswordStore {
 
     /// Removes the passwords with `labels`, all or nothing (unknown labels: `unknownLabels`).
     public func remove(labels: [String]) throws(StoreError) {
-        try modify { (entries: inout [StoredPassword]) throws(StoreError) in
-            try Self.requireKnown(labels, in: entries.map(\.label))
-            entries.removeAll { labels.contains($0.label) }
+        try serially { () throws(StoreError) in
+            try modify { (entries: inout [StoredPassword]) throws(StoreError) in
+                try Self.requireKnown(labels, in: entries.map(\.label))
+                entries.removeAll { labels.contains($0.label) }
+            }
         }
         observers.notify(self, .removed(labels: labels))
     }
 
     /// Gives the password labelled `label` the label `newLabel`.
     public func rename(_ label: String, to newLabel: String) throws(StoreError) {
-        try modify { (entries: inout [StoredPassword]) throws(StoreError) in
-            try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
-            if let index = entries.firstIndex(where: { $0.label == label }) {
-                entries[index] = StoredPassword(label: newLabel, secret: entries[index].secret)
+        try serially { () throws(StoreError) in
+            try modify { (entries: inout [StoredPassword]) throws(StoreError) in
+                try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
+                if let index = entries.firstIndex(where: { $0.label == label }) {
+                    entries[index] = StoredPassword(label: newLabel, secret: entries[index].secret)
+                }
             }
         }
         observers.notify(self, .renamed(from: label, to: newLabel))
@@ -112,6 +149,10 @@ public final class VaultPasswordStore: PasswordStore {
     /// Re-encrypts the vault with `newPassphrase` (all or nothing): the current passphrase
     /// is needed to read it; `newPassphrase` must pass `CompositeValidator.newVaultPassphrase`.
     public func changePassphrase(to newPassphrase: SecretBytes) throws(StoreError) {
+        try serially { () throws(StoreError) in try changePassphraseNow(to: newPassphrase) }
+    }
+
+    private func changePassphraseNow(to newPassphrase: SecretBytes) throws(StoreError) {
         let failures = CompositeValidator.newVaultPassphrase.validate(newPassphrase)
         guard failures.isEmpty else { throw .passphraseRejected(failures) }
         let target = try StoreFiles.resolvingLinks(path)
@@ -126,7 +167,7 @@ public final class VaultPasswordStore: PasswordStore {
     }
 
     /// Whether `candidate` opens the vault (two key derivations); the vault must exist.
-    public func opens(with candidate: SecretBytes) throws(StoreError) -> Bool {
+    package func opens(with candidate: SecretBytes) throws(StoreError) -> Bool {
         guard let fd = try VaultFile.openForReading(path) else { throw .noVault(path: path) }
         defer { close(fd) }
         let message = try VaultFile.readAll(fd, path: path)
@@ -142,9 +183,9 @@ public final class VaultPasswordStore: PasswordStore {
     }
 
     /// Starts telling `observer` about changes made through this store.
-    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     // MARK: - Read-modify-write
 

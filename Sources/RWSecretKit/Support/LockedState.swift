@@ -7,12 +7,12 @@ internal import Glibc
 /// Not `Synchronization.Mutex`: on Linux that one waits on a futex of its own, which
 /// ThreadSanitizer does not see as a lock, so `make sanitize` reported every access
 /// under it as a race; a pthread mutex it intercepts.
-final class LockedState<State>: @unchecked Sendable {
+package final class LockedState<State>: @unchecked Sendable {
     // `state` is touched only between pthread_mutex_lock and pthread_mutex_unlock.
     private var state: State
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         pthread_mutex_init(mutex, nil)
     }
@@ -23,7 +23,7 @@ final class LockedState<State>: @unchecked Sendable {
     }
 
     /// Runs `body` on the state, holding the lock.
-    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    package func withLock<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

@@ -1,31 +1,31 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
+public import SystemPackage
 
 /// An `errno` value from a failed system call, with the text people know from
-/// other tools ("No such file or directory").
+/// other tools ("No such file or directory"): swift-system's `Errno`.
 ///
 /// The one error type of the syscall layer (`System/`), shared by the library
-/// and the tool.
-public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+/// and the tool; the public API shows it as `Errno`.
+package typealias SystemError = Errno
+
+extension Errno {
     /// The `errno` value.
-    public let code: Int32
+    package var code: Int32 { rawValue }
 
     /// An error for `code`.
-    public init(code: Int32) { self.code = code }
+    package init(code: Int32) { self.init(rawValue: code) }
 
     /// The calling thread's current `errno`.
-    package static var current: SystemError { SystemError(code: errno) }
-
-    /// `strerror(code)`.
-    public var description: String { String(cString: strerror(code)) }
+    package static var current: Errno { Errno(rawValue: Glibc.errno) }
 
     /// Whether the error means the file is missing or cannot be opened for reading (66),
     /// rather than an I/O error (74).
-    public var isMissingInput: Bool { [ENOENT, EACCES, EISDIR, ENOTDIR, ELOOP, ENAMETOOLONG].contains(code) }
+    package var isMissingInput: Bool { [Glibc.ENOENT, Glibc.EACCES, Glibc.EISDIR, Glibc.ENOTDIR, Glibc.ELOOP, Glibc.ENAMETOOLONG].contains(code) }
 
     /// Whether a reader went away (EPIPE).
-    public var isBrokenPipe: Bool { code == EPIPE }
+    package var isBrokenPipe: Bool { code == Glibc.EPIPE }
 }
 
 /// Calls `body` until it does not fail with EINTR; -1 becomes a thrown `SystemError`.

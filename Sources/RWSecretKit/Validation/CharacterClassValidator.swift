@@ -36,7 +36,7 @@ public struct CharacterClassValidator: PasswordValidator {
     public let requirement: Requirement
 
     /// The requirement a failure of this validator broke; nil for any other failure.
-    public static func requirement(brokenBy failure: ValidationFailure) -> Requirement? {
+    package static func requirement(brokenBy failure: ValidationFailure) -> Requirement? {
         guard failure.domain == domain else { return nil }
         return Requirement.allCases.first { code(of: $0) == failure.code }
     }

@@ -20,7 +20,7 @@ public struct CompositeValidator: Sendable {
     package static let runDefault = CompositeValidator(defaultValidators)
 
     /// The minimum length of a new vault's passphrase.
-    public static let vaultPassphraseMinimumLength = 8
+    package static let vaultPassphraseMinimumLength = 8
 
     /// A new vault's passphrase: the default validators and at least 8 characters.
     public static let newVaultPassphrase = CompositeValidator(

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import RWSecretKit
+import SystemPackage
 
 /// The key is a handler of the same chain: key-based and password-based messages go
 /// through one client call, in one-shot and in streaming decryption. (Before: the tool
@@ -63,7 +64,7 @@ struct KeyHandlerTests {
         let reading = open(input, O_RDONLY)
         defer { close(reading) }
         let opened = Opened()
-        let result = try VerifiedStream().decrypt(input: reading, client: client(keys: keys, opened: opened), to: .file(output))
+        let result = try VerifiedStream().decrypt(input: reading, client: client(keys: keys, opened: opened), to: .file(FilePath(output)))
         #expect(result.openedBy.passwordName == (keyBased ? nil : "p0"))
         #expect(opened.count == (keyBased ? 0 : 1))
         let check = open(output, O_RDONLY)

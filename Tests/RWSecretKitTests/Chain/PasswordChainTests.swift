@@ -68,7 +68,7 @@ struct PasswordChainTests {
     @Test("the store is read once; a new first password only reorders the chain; a change is read again")
     func storeReadOnce() throws {
         /// The memory store, counting how often its secrets are read.
-        final class CountingStore: PasswordStore {
+        final class CountingStore: ObservablePasswordStore, @unchecked Sendable {  // used from this test's thread only
             let inner: MemoryPasswordStore
             var reads = 0
             init(_ inner: MemoryPasswordStore) { self.inner = inner }

@@ -62,10 +62,9 @@ struct Base64Tests {
         func reject(_ why: DecryptionFailure) { rejected.append(why.description) }
 
         for body in [body, "not base64!\n"] {
-            // The two lines of docs/library.md:
-            guard let bytes = Base64.decodeLenient(Array(body.utf8)) else { reject(.badBase64); continue }
-            let message = try Message(bytes)
-            handled.append(try message.decrypt(password: password))
+            // The lines of docs/library.md:
+            guard let bytes = RNCryptor.Base64.decodeLenient(Array(body.utf8)) else { reject(.badBase64); continue }
+            handled.append(try RNCryptor.decrypt(bytes, password: password))
         }
         #expect(handled == [plaintext])
         #expect(rejected == ["bad base64"])
@@ -73,10 +72,10 @@ struct Base64Tests {
         var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
         let library = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
-        #expect(library.contains("    guard let bytes = Base64.decodeLenient(Array(body.utf8)) else { reject(.badBase64); continue }"))
-        #expect(library.contains("    let message = try Message(bytes)"))
+        #expect(library.contains("    guard let bytes = RNCryptor.Base64.decodeLenient(Array(body.utf8)) else { reject(DecryptionFailure.badBase64); continue }"))
+        #expect(library.contains("        let opened = try client.decrypt(bytes)"))
         #expect(!library.contains("?? []"), "a snippet that turns bad base64 into an empty message reports it as too short")
         #expect(!library.contains("decodeLenient(Array(body.utf8))!"), "a snippet that traps on bad base64")
-        #expect(library.contains("guard let message = Base64.decodeLenient(Array(body.utf8)) else { throw DecryptionFailure.badBase64 }"))
+        #expect(library.contains("guard let message = RNCryptor.Base64.decodeLenient(Array(body.utf8)) else { throw DecryptionFailure.badBase64 }"))
     }
 }

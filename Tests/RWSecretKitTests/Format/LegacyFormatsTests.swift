@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import RWSecretKit
+import SystemPackage
 
 /// Versions 0 and 1 authenticate the ciphertext only: every public entry point refuses
 /// them unless told `.allowed` (issue 21, item 2; issue 23, item 3). Before, XORing the
@@ -35,10 +36,11 @@ struct LegacyFormatsTests {
             #expect(throws: RNCryptorError.legacyVersion(1)) { try Message(bytes).decrypt(password: Self.password) }
             let decryptor = Decryptor(password: Self.password)
             #expect(throws: RNCryptorError.legacyVersion(1)) { try decryptor.update(bytes) }
-            var opened = 0
-            let client = PasswordClient(runOnly: [ChainPassword(name: "p", secret: Self.password)]) { opened += 1; return nil }
+            let opened = LockedState(0)
+            let client = PasswordClient(runOnly: [ChainPassword(name: "p", secret: Self.password)]) { opened.withLock { $0 += 1 }; return nil }
             #expect(try client.decrypt(try Message(bytes)).failureValue == .format(.legacyVersion(1)))
-            #expect(opened == 0, "the store was opened for a refused message")
+            #expect(throws: DecryptionFailure.format(.legacyVersion(1))) { try client.decrypt(bytes) }
+            #expect(opened.withLock { $0 } == 0, "the store was opened for a refused message")
             #expect(throws: VerifiedStream.Failure.self) { try Self.stream(bytes, client: client) }
         }
         // Allowed: the original opens everywhere.
@@ -79,7 +81,7 @@ struct LegacyFormatsTests {
         close(fd)
         let reading = open(input, O_RDONLY)
         defer { close(reading) }
-        let outcome = Result { () throws(VerifiedStream.Failure) in try VerifiedStream().decrypt(input: reading, client: client, to: .file(output)) }
+        let outcome = Result { () throws(VerifiedStream.Failure) in try VerifiedStream().decrypt(input: reading, client: client, to: .file(FilePath(output))) }
         if case .failure(let failure) = outcome {
             #expect(access(output, F_OK) != 0, "a refused message left \(output)")
             throw failure

@@ -153,14 +153,14 @@ struct VaultPasswordStoreTests {
     @Test func aWrongPassphraseMayBeCorrectedOnTheSecondOrThirdTry() throws {
         let path = folder.path + "/vault"
         try store(at: path, passphrase: Passphrase("correct horse battery")).add(SecretBytes(utf8: "s"), label: "l")
-        var answers = ["wrong one", "wrong two", "correct horse battery"]
-        var asked: [VaultPasswordStore.PassphraseRequest] = []
+        let answers = LockedState(["wrong one", "wrong two", "correct horse battery"])
+        let asked = LockedState<[VaultPasswordStore.PassphraseRequest]>([])
         let vault = VaultPasswordStore(path: path) { request throws(StoreError) in
-            asked.append(request)
-            return SecretBytes(utf8: answers.removeFirst())
+            asked.withLock { $0.append(request) }
+            return SecretBytes(utf8: answers.withLock { $0.removeFirst() })
         }
         #expect(try vault.labels() == ["l"])
-        #expect(asked == [.open(attempt: 1), .open(attempt: 2), .open(attempt: 3)])
+        #expect(asked.withLock { $0 } == [.open(attempt: 1), .open(attempt: 2), .open(attempt: 3)])
         // nil: no other answer to give.
         let once = VaultPasswordStore(path: path) { request throws(StoreError) in
             request == .open(attempt: 1) ? SecretBytes(utf8: "wrong one") : nil
@@ -183,22 +183,24 @@ struct VaultPasswordStoreTests {
     @Test func thePassphraseIsNeverAskedWhileTheLockIsHeld() throws {
         let path = folder.path + "/vault"
         try store(at: path, passphrase: Passphrase("correct horse battery")).add(SecretBytes(utf8: "s"), label: "l")
-        var lockFreeWhenAsked: [Bool] = []
+        let asked = LockedState<[Bool]>([])
         let vault = VaultPasswordStore(path: path) { _ throws(StoreError) in
-            lockFreeWhenAsked.append(Self.lockIsFree(path + ".lock"))
+            asked.withLock { $0.append(Self.lockIsFree(path + ".lock")) }
             return SecretBytes(utf8: "correct horse battery")
         }
         try vault.add(SecretBytes(utf8: "t"), label: "m")
         try vault.remove(labels: ["m"])
+        let lockFreeWhenAsked = asked.withLock { $0 }
         #expect(lockFreeWhenAsked == [true], "asked \(lockFreeWhenAsked.count) times; lock free each time: \(lockFreeWhenAsked)")
         // A new vault's passphrase too.
-        var newLockFree: [Bool] = []
-        let fresh = VaultPasswordStore(path: folder.path + "/new-vault") { _ throws(StoreError) in
-            newLockFree.append(Self.lockIsFree(self.folder.path + "/new-vault.lock"))
+        let newLockFree = LockedState<[Bool]>([])
+        let newVault = folder.path + "/new-vault"
+        let fresh = VaultPasswordStore(path: newVault) { _ throws(StoreError) in
+            newLockFree.withLock { $0.append(Self.lockIsFree(newVault + ".lock")) }
             return SecretBytes(utf8: "correct horse battery")
         }
         try fresh.add(SecretBytes(utf8: "t"), label: "m")
-        #expect(newLockFree == [true])
+        #expect(newLockFree.withLock { $0 } == [true])
     }
 
     @Test func changingThePassphraseIsAllOrNothing() throws {

@@ -2,10 +2,11 @@ import RWSecretKit
 
 /// Records every change a store announces, in order.
 final class RecordingObserver: PasswordStoreObserver {
-    private(set) var changes: [PasswordStoreChange] = []
+    private let recorded = LockedState<[PasswordStoreChange]>([])
+    var changes: [PasswordStoreChange] { recorded.withLock { $0 } }
 
     func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
-        changes.append(change)
+        recorded.withLock { $0.append(change) }
     }
 }
 

@@ -88,10 +88,24 @@ extension Crypto {
 }
 
 /// Something whose bytes can be read contiguously (arrays, slices, secrets).
-public protocol ContiguousByteStorage {
+package protocol ContiguousByteStorage {
     /// Calls `body` with the bytes, contiguous in memory, valid only during the call.
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
 extension Array: ContiguousByteStorage where Element == UInt8 {}
+
+/// Any collection of bytes seen as `ContiguousByteStorage`: the public API takes
+/// `some RandomAccessCollection<UInt8>` (an array, a slice, Foundation's `Data`), and a
+/// collection without contiguous storage is copied once.
+package struct ContiguousBytes<Bytes: RandomAccessCollection<UInt8>>: ContiguousByteStorage {
+    package let bytes: Bytes
+
+    package init(_ bytes: Bytes) { self.bytes = bytes }
+
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let result = try bytes.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) { return result }
+        return try Array(bytes).withUnsafeBytes(body)
+    }
+}
 extension ArraySlice: ContiguousByteStorage where Element == UInt8 {}
 extension SecretBytes: ContiguousByteStorage {}

@@ -8,7 +8,7 @@ package protocol AgeRecipient: Sendable {
 }
 
 /// Why a recipient was refused. Facts only.
-public enum AgeRecipientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum AgeRecipientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not a recipient rwsecret knows how to write to.
     case malformed(String)
     /// An identity (a secret key) where a recipient belongs.
@@ -20,7 +20,7 @@ public enum AgeRecipientError: Error, Sendable, Equatable, CustomStringConvertib
     /// A recipients file that holds none.
     case empty
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let why): why
         case .secretKey: "an identity (AGE-SECRET-KEY-1…) is not a recipient: give its recipient (age1…), e.g. from age-keygen -y"

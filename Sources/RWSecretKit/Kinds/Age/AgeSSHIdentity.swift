@@ -50,7 +50,7 @@ struct SSHWireReader {
 
 /// An unencrypted OpenSSH private key used as an age identity: `ssh-ed25519` (its X25519 form,
 /// tweaked as age does) or `ssh-rsa` (RSA-OAEP-SHA256).
-public final class AgeSSHIdentity: Sendable {
+package final class AgeSSHIdentity: Sendable {
     private enum Key: Sendable {
         case ed25519(secret: SecretBytes, montgomery: [UInt8])
         case rsa(RSAKey)
@@ -60,15 +60,15 @@ public final class AgeSSHIdentity: Sendable {
     /// The public key in wire form.
     let wire: [UInt8]
     /// The stanza type it opens (`ssh-ed25519` or `ssh-rsa`).
-    public let stanzaType: String
+    package let stanzaType: String
 
     /// Why a private key file was refused.
-    public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         case malformed(String)
         case encrypted
         case unsupported(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed(let why): "not an OpenSSH private key: \(why)"
             case .encrypted: "an OpenSSH private key protected by a passphrase: rwsecret reads only unencrypted keys (decrypt it with ssh-keygen -p into a private copy, or use age)"
@@ -81,12 +81,12 @@ public final class AgeSSHIdentity: Sendable {
     static let end = "-----END OPENSSH PRIVATE KEY-----"
 
     /// Whether `text` holds an OpenSSH private key.
-    public static func looksLikeKey(_ text: String) -> Bool {
+    package static func looksLikeKey(_ text: String) -> Bool {
         text.trimmingASCIIWhitespace().hasPrefix(begin)
     }
 
     /// Parses an unencrypted OpenSSH private key file (`openssh-key-v1`, one key).
-    public init(openSSH text: String) throws(ParseError) {
+    package init(openSSH text: String) throws(ParseError) {
         let trimmed = text.trimmingASCIIWhitespace()
         guard trimmed.hasPrefix(Self.begin), trimmed.hasSuffix(Self.end) else { throw .malformed("no BEGIN/END OPENSSH PRIVATE KEY lines") }
         let body = trimmed.dropFirst(Self.begin.count).dropLast(Self.end.count).filter { !$0.isWhitespace }

@@ -1,12 +1,12 @@
 /// An age X25519 identity: the secret key written `AGE-SECRET-KEY-1…` (Bech32).
-public final class AgeX25519Identity: Sendable {
+package final class AgeX25519Identity: Sendable {
     /// The 32-byte secret scalar.
     let secretKey: SecretBytes
     /// The matching public key (the recipient's share in a stanza's salt).
     let publicKey: [UInt8]
 
     /// Why an identity text was refused.
-    public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Not valid Bech32, or not an X25519 secret key.
         case malformed(line: Int)
         /// A kind of age identity this build cannot use (the post-quantum hybrid, a plugin).
@@ -14,7 +14,7 @@ public final class AgeX25519Identity: Sendable {
         /// The text holds no identity at all.
         case empty
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed(let line): "line \(line): not an age identity (AGE-SECRET-KEY-1…)"
             case .unsupported(let line, let type): "line \(line): \(type) identities are not supported"
@@ -24,7 +24,7 @@ public final class AgeX25519Identity: Sendable {
     }
 
     /// Parses one `AGE-SECRET-KEY-1…` string.
-    public convenience init?(_ text: String) {
+    package convenience init?(_ text: String) {
         guard let (hrp, data) = AgeEncoding.decodeBech32(text), hrp == "age-secret-key-", data.count == 32,
               text.uppercased() == text else { return nil }
         self.init(secretKey: SecretBytes(data))
@@ -37,7 +37,7 @@ public final class AgeX25519Identity: Sendable {
     }
 
     /// The identities of an age identity file: one per line, `#` comments and blank lines ignored.
-    public static func parseFile(_ text: String) throws(ParseError) -> [AgeX25519Identity] {
+    package static func parseFile(_ text: String) throws(ParseError) -> [AgeX25519Identity] {
         var identities: [AgeX25519Identity] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             var line = Substring(rawLine)
