@@ -1,6 +1,8 @@
 /// Passwords held in memory only: for tests and for the passwords given for one run.
 public final class MemoryPasswordStore: PasswordStore {
     private var entries: [StoredPassword]
+    /// The identities (`IdentityStore`), apart from the passwords.
+    fileprivate var identityEntries: [StoredIdentity] = []
     private let observers = PasswordStoreObservers()
 
     /// A store holding `entries`, in that order.
@@ -51,4 +53,30 @@ public final class MemoryPasswordStore: PasswordStore {
     public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
     public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+}
+
+extension MemoryPasswordStore: IdentityStore {
+    package func identities() -> [StoredIdentity] { identityEntries }
+
+    @discardableResult
+    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+        let labels = try Self.planIdentities(identities, stored: identityEntries)
+        for (identity, label) in zip(identities, labels) {
+            identityEntries.append(StoredIdentity(label: label, kind: identity.kind, secret: identity.secret))
+        }
+        return labels
+    }
+
+    package func removeIdentities(labels: [String]) throws(StoreError) {
+        try Self.requireKnown(labels, in: identityEntries.map(\.label))
+        identityEntries.removeAll { labels.contains($0.label) }
+    }
+
+    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+        try Self.checkRename(label, to: newLabel, in: identityEntries.map(\.label))
+        if let index = identityEntries.firstIndex(where: { $0.label == label }) {
+            let old = identityEntries[index]
+            identityEntries[index] = StoredIdentity(label: newLabel, kind: old.kind, secret: old.secret)
+        }
+    }
 }
