@@ -145,11 +145,10 @@ extension RWSecret {
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
-            // Read when the first age file needs them: the store the chain opened (none with --no-store).
+            // Read when the first age file needs them, from the store the chain has opened by then
+            // (KindDecryption asks the chain for its passwords first); none with --no-store.
             let identities = IdentityChain(files: identityFiles) { [noStore] in
-                if noStore { return [] }
-                _ = try? client.chainHead()
-                return try IdentityChain.stored(in: opened.store, global: global)
+                noStore ? [] : try IdentityChain.stored(in: opened.store, global: global)
             }
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
