@@ -90,7 +90,8 @@ struct CoreImageTests {
     }
 
     /// Issue 26: a stored identity (the vault's) that opens an age file, in line mode and with
-    /// --binary: its secret key text is not left in the core image at exit.
+    /// --binary: its secret key text is not left in the core image at exit (searched for by its
+    /// last 40 characters: malloc overwrites the first bytes of a freed copy, not the rest).
     @Test(arguments: [false, true])
     func aStoredIdentityIsNotLeftBehind(binary: Bool) throws {
         let dir = TemporaryFolder()
@@ -107,7 +108,7 @@ struct CoreImageTests {
         let sealed = try RWSecretProcess.run(["--store", "file", "encrypt", "--to-self", "-o", message], stdin: Data(plaintext.utf8), environment: environment)
         try #require(sealed.status == 0, "\(sealed.stderr)")
         let found = try copies(["--store", "file", "decrypt"] + (binary ? ["--binary"] : []) + [message],
-                               password: String(secret), plaintext: plaintext, in: dir, environment: extra)
+                               password: String(secret.suffix(40)), plaintext: plaintext, in: dir, environment: extra)
         #expect(found.status == 0)
         #expect(found.out.contains(plaintext), "\(found.out)")
         #expect(found.password == 0, "\(found.password) copies of the stored identity's secret key in the core image")
