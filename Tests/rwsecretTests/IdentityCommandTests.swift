@@ -144,6 +144,16 @@ struct IdentityCommandTests {
         #expect(gone.status == 1 && gone.stderr.contains("none of the 1 identities opens it"), "\(gone.stderr)")
     }
 
+    @Test("encrypt --to-self: refused (65) with no stored identity, nothing written; with --format rncryptor, bad usage (64)")
+    func toSelfNeedsAnIdentity() throws {
+        let out = dir.url.appendingPathComponent("self.age").path
+        let none = try run(["--store", "file", "encrypt", "--to-self", "-o", out, dir.file("p", "x\n")])
+        #expect(none.status == 65 && none.stderr == "rwsecret: --to-self: the store holds no identity (make one: rwsecret identity new)\n", "\(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let mixed = try run(["--store", "file", "encrypt", "--to-self", "--format", "rncryptor", "-o", out, dir.path + "/p"])
+        #expect(mixed.status == 64 && !FileManager.default.fileExists(atPath: out), "\(mixed.stderr)")
+    }
+
     @Test("export -o: the same safety as decrypt -o (folder, the vault, stdout refused; a 0644 file replaced at 0600)")
     func exportSafety() throws {
         #expect(try run(["--store", "file", "identity", "new", "me"]).status == 0)
