@@ -214,6 +214,17 @@ def main():
     corpus.write("vault", "huge-count.bin", vault([], count=0xFFFFFFFF))
     corpus.write("vault", "huge-length.bin", b"RWV1" + struct.pack(">II", 1, 0xFFFFFFF0) + b"label")
     corpus.write("vault", "bad-magic.bin", b"RWV2" + struct.pack(">I", 0))
+    # Identities after the passwords: RWI1, count, then (label, kind, secret), each length-prefixed.
+    def identities(entries, count=None):
+        out = b"RWI1" + struct.pack(">I", len(entries) if count is None else count)
+        for label, kind, secret in entries:
+            for part in (label, kind, secret):
+                out += struct.pack(">I", len(part)) + part
+        return out
+    key = b"AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX"
+    corpus.write("vault", "identities.bin", vault([(b"1", b"hunter2")]) + identities([(b"me", b"age-x25519", key)]))
+    corpus.write("vault", "identities-empty-section.bin", vault([]) + identities([]))
+    corpus.write("vault", "identities-unknown-kind.bin", vault([]) + identities([(b"me", b"age-pq", key)]))
 
     for target, n in sorted(corpus.counts.items()):
         print(f"Fuzz/corpus/{target}: {n} seeds")

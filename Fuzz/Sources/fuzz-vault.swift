@@ -1,13 +1,15 @@
 // fuzz-vault: the vault's plaintext decoder (VaultContents, Sources/RWSecretKit/Store/
 // VaultPasswordStore.swift) and the store's read path.
 //
-// The input is a vault plaintext (`RWV1`, count, then length-prefixed labels and secrets).
+// The input is a vault plaintext (`RWV1`, count, then length-prefixed labels and secrets;
+// then, when the vault holds identities, `RWI1`, count, label, kind and secret each).
 // Checked, beyond "no crash, no leak, no overflow, no huge allocation":
-// - what `decode` accepts is canonical: `encode` gives back exactly the input;
+// - what `decodeAll` accepts is canonical: `encode` gives back exactly the input; `decode`
+//   (passwords alone) accepts exactly what `decodeAll` accepts with no identity;
 // - entries made from the input (any label, any secret) survive `encode` then `decode`;
 // - the store agrees with the decoder: the input, encrypted under a passphrase and written
-//   as a vault file, reads back through `VaultPasswordStore.passwords()` as the entries
-//   `decode` gives, and is refused as damaged exactly when `decode` refuses it.
+//   as a vault file, reads back through `VaultPasswordStore.passwords()` and `identities()`
+//   as `decodeAll` gives them, and is refused as damaged exactly when `decodeAll` refuses it.
 import RWSecretKit
 #if canImport(Glibc)
 import Glibc
@@ -35,12 +37,16 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVault(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzBytes(data, size)
-    let decoded = VaultContents.decode(SecretBytes(input))
-    Outcomes.record(decoded.map { "decoded \(min($0.count, 3))\($0.count >= 3 ? "+" : "") entries" } ?? "refused")
-    if let decoded {
-        let again = VaultContents.encode(decoded).withUnsafeBytes { Array($0) }
-        require(again == input, "decode accepted a non-canonical vault (\(decoded.count) entries re-encode to \(again.count) bytes, not \(input.count))")
+    let all = VaultContents.decodeAll(SecretBytes(input))
+    let decoded = all.map(\.passwords)
+    Outcomes.record(all.map { "decoded \(min($0.passwords.count, 3))\($0.passwords.count >= 3 ? "+" : "") entries"
+        + ($0.identities.isEmpty ? "" : ", identities") } ?? "refused")
+    if let all {
+        let again = VaultContents.encode(all.passwords, identities: all.identities).withUnsafeBytes { Array($0) }
+        require(again == input, "decodeAll accepted a non-canonical vault (\(all.passwords.count) entries re-encode to \(again.count) bytes, not \(input.count))")
     }
+    let passwordsOnly = VaultContents.decode(SecretBytes(input))
+    require((passwordsOnly != nil) == (all.map { $0.identities.isEmpty } == true), "decode and decodeAll disagree")
 
     let made = entries(from: input)
     let roundTrip = VaultContents.decode(VaultContents.encode(made))
@@ -58,8 +64,11 @@ public func fuzzVault(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         let read = try store.passwords()
         require(decoded.map { same(read, $0) } == true, "the store read \(read.count) entries from a vault decode \(decoded == nil ? "refuses" : "reads differently")")
+        let identities = try store.identities()
+        require(all.map { zip($0.identities, identities).allSatisfy { $0.label == $1.label && $0.kind == $1.kind && $0.secret.isEqual(to: $1.secret) }
+            && $0.identities.count == identities.count } == true, "the store read identities the decoder does not")
     } catch {
-        require(decoded == nil, "the store refused a vault decode accepts: \(error)")
+        require(all == nil, "the store refused a vault decodeAll accepts: \(error)")
         guard case .vaultDamaged = error else { require(false, "unexpected store error \(error)"); return 0 }
     }
     return 0

@@ -88,7 +88,21 @@ static const SecretSchema rws_password_schema = {
     },
 };
 
-static inline const SecretSchema *rws_schema(void) { return &rws_password_schema; }
+/// The schema of rwsecret's identities (the private side of age recipients): `label`,
+/// `kind` (`age-x25519`) and `order`. A schema of its own, so that a search of passwords
+/// (the chain, `password list`, older versions of rwsecret) never returns an identity.
+static const SecretSchema rws_identity_schema = {
+    "org.rwsecret.Identity", SECRET_SCHEMA_NONE,
+    {
+        { "label", SECRET_SCHEMA_ATTRIBUTE_STRING },
+        { "kind", SECRET_SCHEMA_ATTRIBUTE_STRING },
+        { "order", SECRET_SCHEMA_ATTRIBUTE_INTEGER },
+        { NULL, 0 },
+    },
+};
+
+/// The password schema (`identity` 0) or the identity schema (`identity` 1).
+static inline const SecretSchema *rws_schema(int identity) { return identity ? &rws_identity_schema : &rws_password_schema; }
 
 /// The entry points rwsecret uses, resolved by `rws_libsecret_load`.
 typedef struct rws_libsecret {
@@ -200,10 +214,11 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     return api;
 }
 /// A new attribute table (keys and values copied, freed with the table); NULL values are left out.
-static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *label, const char *order) {
+static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *label, const char *order, const char *kind) {
     GHashTable *table = api->g_hash_table_new_full(api->g_str_hash, api->g_str_equal, api->g_free, api->g_free);
     if (label != NULL) api->g_hash_table_insert(table, api->g_strdup("label"), api->g_strdup(label));
     if (order != NULL) api->g_hash_table_insert(table, api->g_strdup("order"), api->g_strdup(order));
+    if (kind != NULL) api->g_hash_table_insert(table, api->g_strdup("kind"), api->g_strdup(kind));
     return table;
 }
 
@@ -219,10 +234,10 @@ static inline SecretValue *rws_loaded_secret(const rws_libsecret *api, gpointer 
 /// g_list_free_full and g_object_unref), searched through libsecret's default service: the one
 /// `rws_default_collection` keeps, so no second service proxy is built (libsecret's
 /// `secret_password_searchv_sync` builds one of its own). NULL with `*error` set on failure.
-static inline GList *rws_search(const rws_libsecret *api, GHashTable *attributes, GError **error) {
+static inline GList *rws_search(const rws_libsecret *api, const SecretSchema *schema, GHashTable *attributes, GError **error) {
     SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
     if (service == NULL) return NULL;
-    GList *items = api->secret_service_search_sync(service, rws_schema(), attributes, SECRET_SEARCH_ALL, NULL, error);
+    GList *items = api->secret_service_search_sync(service, schema, attributes, SECRET_SEARCH_ALL, NULL, error);
     api->g_object_unref(service);
     return items;
 }
@@ -268,14 +283,14 @@ static void rws_on_loaded(GObject *source, GAsyncResult *result, gpointer data) 
 /// slowest round trip) is opened while the search and the item proxies it builds (three round
 /// trips) are under way, not after them: both are started on a main context of this call's
 /// own, which this thread runs until each has answered.
-static inline GList *rws_search_with_secrets(const rws_libsecret *api, GHashTable *attributes, GError **error) {
+static inline GList *rws_search_with_secrets(const rws_libsecret *api, const SecretSchema *schema, GHashTable *attributes, GError **error) {
     SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
     if (service == NULL) return NULL;
     GMainContext *context = api->g_main_context_new();
     api->g_main_context_push_thread_default(context);
     rws_reading reading = { api, service, 2, NULL, NULL };
     // The search first: its request leaves while libsecret computes its half of the exchange.
-    api->secret_service_search(service, rws_schema(), attributes, SECRET_SEARCH_ALL, NULL, rws_on_searched, &reading);
+    api->secret_service_search(service, schema, attributes, SECRET_SEARCH_ALL, NULL, rws_on_searched, &reading);
     api->secret_service_ensure_session(service, NULL, rws_on_session, &reading);
     while (reading.pending > 0) api->g_main_context_iteration(context, 1);
     if (reading.error == NULL && reading.items != NULL) {

@@ -13,8 +13,8 @@ struct BinaryDecryption {
     let output: String?
     /// The other files the run uses (vault, locks, key and password files): never OUT.
     var runFiles = RunFiles()
-    /// `--identity` files, for age messages.
-    var identities: [NamedIdentity] = []
+    /// The identities for age messages: the store's and `--identity` files'.
+    var identities = IdentityChain(files: [])
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
     /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,

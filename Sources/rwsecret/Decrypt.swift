@@ -127,7 +127,7 @@ extension RWSecret {
             if askPassword { runOnly.append(ChainPassword(name: "prompt", secret: try Terminal.readRunPassword())) }
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
-            let identities = try KindDecryption.loadIdentities(identity)
+            let identityFiles = try KindDecryption.loadIdentities(identity)
 
             let opened = OpenedStore()
             let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
@@ -145,6 +145,11 @@ extension RWSecret {
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
+            // Read when the first age file needs them, from the store the chain has opened by then
+            // (KindDecryption asks the chain for its passwords first); none with --no-store.
+            let identities = IdentityChain(files: identityFiles) { [noStore] in
+                noStore ? [] : try IdentityChain.stored(in: opened.store, global: global)
+            }
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
             if !inBand && !idColumn { session.otherKinds = { input, index in try kinds.records(of: input, index: index) } }

@@ -15,15 +15,17 @@ enum MessageFormat: String, ExpressibleByArgument, CaseIterable {
 /// whole file (as `age` writes it), and `decrypt` opens age files as whole files.
 extension RWSecret.Encrypt {
     /// Whether this run writes an age file.
-    var writesAge: Bool { format == .age || !recipients.isEmpty || !recipientFiles.isEmpty }
+    var writesAge: Bool { format == .age || toRecipients }
+
+    /// Whether recipients are given (`--to`, `--to-file`, `--to-self`).
+    var toRecipients: Bool { !recipients.isEmpty || !recipientFiles.isEmpty || toSelf }
 
     /// The rules of the age options, checked before anything is read.
     func validateAge() throws {
-        let toRecipients = !recipients.isEmpty || !recipientFiles.isEmpty
         if format == .rncryptor && toRecipients {
-            throw ValidationError("--to and --to-file write age files: they cannot be combined with --format rncryptor")
+            throw ValidationError("--to, --to-file and --to-self write age files: they cannot be combined with --format rncryptor")
         }
-        if armor && !writesAge { throw ValidationError("--armor is for age files (--to, --to-file or --format age)") }
+        if armor && !writesAge { throw ValidationError("--armor is for age files (--to, --to-file, --to-self or --format age)") }
         guard writesAge else { return }
         let passwordSources = [passwordLabel, passwordFile].compactMap { $0 }.count + (askPassword ? 1 : 0)
         if toRecipients && passwordSources > 0 {
@@ -72,7 +74,7 @@ extension RWSecret.Encrypt {
 
     /// To the recipients given, or else under the run's one password (scrypt).
     private func makeAgeEncryptor(_ global: GlobalOptions) throws -> AgeEncryptor {
-        let parsed = try loadRecipients()
+        let parsed = try loadRecipients(global)
         if !parsed.isEmpty {
             do { return try AgeEncryptor(recipients: parsed, armor: armor) } catch {
                 throw CommandFailure(.dataError, "\(error)")
@@ -94,8 +96,9 @@ extension RWSecret.Encrypt {
         return AgeEncryptor(password: password, armor: armor)
     }
 
-    /// `--to` values, then the recipients of each `--to-file`, in order.
-    private func loadRecipients() throws -> [any AgeRecipient] {
+    /// `--to` values, then the recipients of each `--to-file`, then with `--to-self` those of
+    /// the store's identities, in order.
+    private func loadRecipients(_ global: GlobalOptions) throws -> [any AgeRecipient] {
         var parsed: [any AgeRecipient] = []
         for text in recipients {
             do { parsed.append(try AgeRecipients.parse(text)) } catch {
@@ -109,6 +112,17 @@ extension RWSecret.Encrypt {
             }
             do { parsed += try AgeRecipients.parseFile(text) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+        }
+        if toSelf {
+            let stored = try CommandFailure.identityErrors { try global.openIdentityStore().identities() }
+            guard !stored.isEmpty else {
+                throw CommandFailure(.dataError, "--to-self: the store holds no identity (make one: rwsecret identity new)")
+            }
+            for identity in stored {
+                let recipient = try identity.age().recipient
+                do { parsed.append(try AgeRecipients.parse(recipient)) } catch { throw CommandFailure(.dataError, "\(error)") }
+                global.verboseLine("--to-self: identity \(Output.escaped(identity.label)) (\(recipient))")
             }
         }
         return parsed

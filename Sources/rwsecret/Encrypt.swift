@@ -15,8 +15,8 @@ extension RWSecret {
                 Every message gets fresh random salts and IV. A line whose message would be over \
                 decrypt's 1 MiB line limit (a plaintext line over 786,351 bytes) stops the run \
                 (exit 1): use --binary for it. \
-                With --to or --to-file (or --format age) the whole input becomes one age file \
-                for those recipients (or under the password, with scrypt), which age opens.
+                With --to, --to-file or --to-self (or --format age) the whole input becomes one \
+                age file for those recipients (or under the password, with scrypt), which age opens.
                 """
         )
 
@@ -58,6 +58,9 @@ extension RWSecret {
         @Option(name: .customLong("to-file"), help: ArgumentHelp("Write one age file to the recipients listed in this file (age's syntax: one a line, # comments; repeatable).", valueName: "file"),
                 completion: .file())
         var recipientFiles: [String] = []
+
+        @Flag(name: .customLong("to-self"), help: "Write one age file to every identity in the store (their recipients), so that this store opens it.")
+        var toSelf = false
 
         @Flag(help: "Write the age file as ASCII armor (-----BEGIN AGE ENCRYPTED FILE-----).")
         var armor = false

@@ -5,12 +5,18 @@ import Glibc
 #endif
 
 /// A whole message of another kind (age, Ansible Vault) from one input, opened with the chain's
-/// passwords (in chain order, the last winner first) and the run's `--identity` files; the
+/// passwords (in chain order, the last winner first) and, for age, the identities (the store's
+/// and the run's `--identity` files, `IdentityChain`); the
 /// plaintext goes to a private unnamed file and is released to its destination (the `--binary`
 /// rules) only once everything that authenticates it has been checked.
 struct KindDecryption {
     let session: DecryptSession
-    let identities: [NamedIdentity]
+    let identities: IdentityChain
+
+    /// The identities a message of `kind` is offered: none but to an age file.
+    func offered(to kind: any MessageKind.Type) throws -> [NamedIdentity] {
+        kind == AgeKind.self ? try identities.identities() : []
+    }
 
     /// scrypt tries run up to --jobs at once, within half the memory available now.
     var scryptBatch: AgeScryptBatch {
@@ -57,13 +63,18 @@ struct KindDecryption {
         do { file = try PrivateFile(in: folder, needsName: { if case .file = destination { true } else { false } }()) } catch {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
         }
+        let offered = try self.offered(to: kind)
         let opened: KindOpened
         do {
-            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: PrivateFilePlaintext(file: file))
+            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, scrypt: scryptBatch, into: PrivateFilePlaintext(file: file))
         } catch {
-            return failed(error, source: name, passwords: passwords.count)
+            let (reason, status) = words(error, identities: offered.count)
+            return report(name, reason, status)
         }
-        if case .password(let password) = opened.openedBy { session.client.messageFinished(openedBy: .password(password)) }
+        switch opened.openedBy {
+        case .password(let password): session.client.messageFinished(openedBy: .password(password))
+        case .identity(let name): identities.finished(openedBy: name)
+        }
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
@@ -88,14 +99,9 @@ struct KindDecryption {
         return .success
     }
 
-    /// One line for a message that did not open.
-    private func failed(_ failure: KindFailure, source name: String, passwords: Int) -> ExitStatus {
-        let (reason, status) = words(failure)
-        return report(name, reason, status)
-    }
-
     /// The reason a message of another kind did not open, and the run's status for it.
-    func words(_ failure: KindFailure) -> (String, ExitStatus) {
+    /// - Parameter identities: how many identities it was offered.
+    func words(_ failure: KindFailure, identities: Int) -> (String, ExitStatus) {
         let what = switch failure.kind {
         case .age: "age file"
         case .openpgp: "OpenPGP message"
@@ -109,11 +115,11 @@ struct KindDecryption {
             }
             var unique: [String] = []
             for type in ours where !unique.contains(type) { unique.append(type) }
-            if ours.contains(where: { $0 != "scrypt" }) && identities.isEmpty {
-                return ("an age file for \(unique.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE)", .failure)
+            if ours.contains(where: { $0 != "scrypt" }) && identities == 0 {
+                return ("an age file for \(unique.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE, or store one: rwsecret identity import)", .failure)
             }
             if ours.contains(where: { $0 != "scrypt" }) {
-                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities.count) identities opens it", .failure)
+                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it", .failure)
             }
             return ("no password opened this age file (tried \(failure.tried))", .failure)
         case .noMatch:
@@ -160,7 +166,7 @@ extension LiteralData {
 }
 
 extension KindOpener {
-    /// The stored label, where a run-only password came from, or the identity file.
+    /// The stored label, where a run-only password came from, or `identity LABEL` / `identity FILE`.
     var words: String {
         switch self {
         case .password(let password): password.name
@@ -209,8 +215,9 @@ extension KindDecryption {
             throw CommandFailure(error)
         }
         let sink = MemoryPlaintext(limit: Self.lineModeLimit)
+        let offered = try self.offered(to: kind)
         do {
-            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: sink)
+            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, scrypt: scryptBatch, into: sink)
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
                                        + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
@@ -224,13 +231,14 @@ extension KindDecryption {
                 winner = password
             case .identity(let name):
                 opener = .password(ChainPassword(name: "identity \(name)", secret: SecretBytes([UInt8]())))
+                identities.finished(openedBy: name)
             }
             if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
                 return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner)
             }
             return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner)
         } catch {
-            return KindRecord(place: place, result: .failure(.otherKind(words(error).0)), winner: nil)
+            return KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.count).0)), winner: nil)
         }
     }
 

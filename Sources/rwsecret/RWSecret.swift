@@ -19,7 +19,7 @@ struct RWSecret: ParsableCommand {
             rwsecret(1), or `rwsecret help decrypt`).
             """,
         version: RWSecretKit.version,
-        subcommands: [Decrypt.self, Encrypt.self, Password.self, Vault.self, Status.self]
+        subcommands: [Decrypt.self, Encrypt.self, Password.self, Identity.self, Vault.self, Status.self]
     )
 
     @OptionGroup var global: GlobalOptions

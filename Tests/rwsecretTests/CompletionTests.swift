@@ -76,4 +76,23 @@ struct CompletionTests {
         environment["RWSECRET_VAULT_PASSPHRASE"] = nil
         #expect(try complete("rwsecret password remove ") == [])
     }
+
+    @Test("identity commands complete stored identities' labels (not passwords'); --to-file and export -o complete files; copy --to its stores")
+    func identityLabels() throws {
+        let passphrase = ["RWSECRET_VAULT_PASSPHRASE": "Vault-Passphrase-9"]
+        let environment = RWSecretProcess.environment(home: home.url, extra: passphrase)
+        #expect(try RWSecretProcess.run(["password", "add", "work"], stdin: Data("secret one".utf8), environment: environment).status == 0)
+        for label in ["desk", "laptop"] {
+            #expect(try RWSecretProcess.run(["identity", "new", label], environment: environment).status == 0)
+        }
+        #expect(try complete("rwsecret identity remove ", environment: passphrase) == ["desk", "laptop"])
+        #expect(try complete("rwsecret identity export l", environment: passphrase) == ["laptop"])
+        #expect(try complete("rwsecret identity recipient ", environment: passphrase) == ["desk", "laptop"])
+        #expect(try complete("rwsecret password remove ", environment: passphrase) == ["work"])
+        #expect(try complete("rwsecret identity copy --to ") == ["file", "keyring"])
+        _ = home.file("team.txt", "")
+        #expect(try complete("rwsecret encrypt --to-file te") == ["team.txt"])
+        #expect(try complete("rwsecret identity export desk -o te") == ["team.txt"])
+        #expect(try complete("rwsecret identity import --file te") == ["team.txt"])
+    }
 }

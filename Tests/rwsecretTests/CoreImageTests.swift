@@ -88,4 +88,29 @@ struct CoreImageTests {
         #expect(found.plaintext == 0, "\(found.plaintext) copies of the plaintext in the core image")
         #expect(found.password == 0, "\(found.password) copies of the password in the core image")
     }
+
+    /// Issue 26: a stored identity (the vault's) that opens an age file, in line mode and with
+    /// --binary: its secret key text is not left in the core image at exit (searched for by its
+    /// last 40 characters: malloc overwrites the first bytes of a freed copy, not the rest).
+    @Test(arguments: [false, true])
+    func aStoredIdentityIsNotLeftBehind(binary: Bool) throws {
+        let dir = TemporaryFolder()
+        let extra = ["RWSECRET_VAULT_PASSPHRASE": "a vault passphrase for the core test"]
+        let environment = RWSecretProcess.environment(home: dir.url, extra: extra)
+        let made = try RWSecretProcess.run(["--store", "file", "identity", "new", "me"], environment: environment)
+        try #require(made.status == 0, "\(made.stderr)")
+        let key = dir.path + "/key.txt"
+        try #require(try RWSecretProcess.run(["--store", "file", "identity", "export", "me", "-o", key], environment: environment).status == 0)
+        let secret = try #require(try String(contentsOfFile: key, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("AGE-SECRET-KEY-1") })
+        try FileManager.default.removeItem(atPath: key)
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let message = dir.path + "/m.age"
+        let sealed = try RWSecretProcess.run(["--store", "file", "encrypt", "--to-self", "-o", message], stdin: Data(plaintext.utf8), environment: environment)
+        try #require(sealed.status == 0, "\(sealed.stderr)")
+        let found = try copies(["--store", "file", "decrypt"] + (binary ? ["--binary"] : []) + [message],
+                               password: String(secret.suffix(40)), plaintext: plaintext, in: dir, environment: extra)
+        #expect(found.status == 0)
+        #expect(found.out.contains(plaintext), "\(found.out)")
+        #expect(found.password == 0, "\(found.password) copies of the stored identity's secret key in the core image")
+    }
 }

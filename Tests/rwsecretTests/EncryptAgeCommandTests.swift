@@ -53,7 +53,7 @@ struct EncryptAgeCommandTests {
             let ours = try run(["decrypt", "--no-store", "--verbose", "--binary", "--identity", identity, out])
             #expect(ours.status == 0, "\(ours.stderr)")
             #expect(ours.stdout == Data(plaintext))
-            #expect(ours.errLines.contains("rwsecret: opened by: identity \(identity) (tried 0)"), "\(ours.errLines)")
+            #expect(ours.errLines.contains("rwsecret: opened by: identity \(identity) (tried 1)"), "\(ours.errLines)")
             // No part of the secret key in what rwsecret says.
             let secret = text(identity).split(separator: "\n").first { $0.hasPrefix("AGE-SECRET-KEY-1") || (!$0.hasPrefix("-") && $0.count > 40) }.map(String.init) ?? "unreachable"
             #expect(!ours.stderr.contains(secret))

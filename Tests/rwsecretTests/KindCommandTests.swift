@@ -75,7 +75,7 @@ struct KindCommandTests {
     func hints() throws {
         let noIdentity = try run(["decrypt", "--no-store", "--binary", "--password-file", passwords([0x61]), path("age-x25519.age")])
         #expect(noIdentity.status == 1)
-        #expect(noIdentity.errLines == ["rwsecret: \(path("age-x25519.age")): an age file for X25519 recipients: no identity given opens it (give --identity FILE)"])
+        #expect(noIdentity.errLines == ["rwsecret: \(path("age-x25519.age")): an age file for X25519 recipients: no identity given opens it (give --identity FILE, or store one: rwsecret identity import)"])
         let foreign = try run(["decrypt", "--no-store", "--binary", "--identity", path("age-identity.txt"), path("age-foreign-recipient.age")])
         #expect(foreign.status == 1)
         #expect(foreign.errLines == ["rwsecret: \(path("age-foreign-recipient.age")): an age file for X25519 recipients: none of the 1 identities opens it"])

@@ -58,7 +58,8 @@ package struct NamedIdentity: Sendable {
 package struct KindOpened {
     package let kind: MessageKindName
     package let openedBy: KindOpener
-    /// Passwords tried (identities are not counted).
+    /// Passwords and identities tried (an identity with no stanza of its type, or a password
+    /// for a file to recipients, is not counted).
     package let tried: Int
     /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
     package var cost: AgeScryptBatch.Cost? = nil
@@ -68,7 +69,8 @@ package struct KindOpened {
 
 extension MessageKinds {
     /// Opens the message `input` holds, of `kind`, with the chain's passwords in chain order and
-    /// then the run's identities: the first that fits wins. The plaintext goes to `sink`, which
+    /// then the identities in the order given (the caller's: the store's and the run's, the
+    /// last winner first): the first that fits wins. The plaintext goes to `sink`, which
     /// the caller releases only when this returns.
     /// A costly KDF (age's scrypt) tries several passwords at once through `scrypt`.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
@@ -101,26 +103,31 @@ extension MessageKinds {
             }
         }
         offers += identities.indices.map { (identities[$0].credential, nil, $0) }
+        // What `tried` counts: each password once (both its forms), each identity offered a stanza.
         var triedPasswords = Set<Int>()
+        var triedIdentities = 0
+        func count(_ offer: (credential: Credential, password: Int?, identity: Int?)) {
+            if let index = offer.password { triedPasswords.insert(index) } else { triedIdentities += 1 }
+        }
         for offer in offers {
             let unlocked: Unlock<K.Key>
             do { unlocked = try K.unlock(header, with: offer.credential) } catch {
-                if let index = offer.password { triedPasswords.insert(index) }
-                throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+                count(offer)
+                throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
             }
             switch unlocked {
             case .notApplicable: continue
-            case .wrongCredential: if let index = offer.password { triedPasswords.insert(index) }
+            case .wrongCredential: count(offer)
             case .unlocked(let key):
-                if let index = offer.password { triedPasswords.insert(index) }
+                count(offer)
                 do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
-                    throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+                    throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
                 }
                 let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
-                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count, literal: K.literal(header))
+                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, literal: K.literal(header))
             }
         }
-        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count)
+        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count + triedIdentities)
     }
 }
 

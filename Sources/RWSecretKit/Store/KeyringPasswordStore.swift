@@ -187,3 +187,75 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
         try client.defaultCollection()?.locked ?? false
     }
 }
+
+/// Identities: items of the schema `org.rwsecret.Identity` (attributes `label`, `kind`,
+/// `order`; item label `rwsecret identity: LABEL`), never returned by a search of passwords.
+extension KeyringPasswordStore: IdentityStore {
+    /// Every identity in the order added.
+    package func identities() throws(StoreError) -> [StoredIdentity] {
+        let entries = try client.itemsWithSecrets(.identity)
+        if entries.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
+        var result: [StoredIdentity] = []
+        for entry in entries.sorted(by: { ($0.item.order, $0.item.label) < ($1.item.order, $1.item.label) }) {
+            guard let secret = entry.secret else { throw emptyAnswer() }
+            // A kind this version does not know is left where it is, unused.
+            guard let kind = entry.item.kind.flatMap(IdentityKind.init(rawValue:)) else { continue }
+            result.append(StoredIdentity(label: entry.item.label, kind: kind, secret: secret))
+        }
+        return result
+    }
+
+    /// Adds `identities` all or nothing, under the store's lock.
+    @discardableResult
+    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+        let lock = try FileLock(path: lockPath, waiting: lockWaiting)
+        defer { lock.unlock() }
+        let existing = try self.identities()
+        let labels = try Self.planIdentities(identities, stored: existing)
+        var order = (try client.items(.identity).map(\.order).max() ?? 0)
+        var stored: [String] = []
+        for (identity, label) in zip(identities, labels) {
+            order += 1
+            do throws(StoreError) {
+                try client.store(.identity, label: label, order: order, kind: identity.kind.rawValue, secret: identity.secret)
+                stored.append(label)
+            } catch {
+                for label in stored { _ = try? client.clear(.identity, label: label) }
+                throw error
+            }
+        }
+        return labels
+    }
+
+    /// Removes the identities with `labels`, all or nothing.
+    package func removeIdentities(labels: [String]) throws(StoreError) {
+        let lock = try FileLock(path: lockPath, waiting: lockWaiting)
+        defer { lock.unlock() }
+        let items = try client.items(.identity)
+        if items.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
+        try Self.requireKnown(labels, in: items.map(\.label))
+        var cleared: Set<String> = []
+        for label in labels where cleared.insert(label).inserted {
+            if try !client.clear(.identity, label: label) { throw emptyAnswer() }
+        }
+    }
+
+    /// Stores the identity again under `newLabel` with the same order and kind, then removes the old one.
+    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+        let lock = try FileLock(path: lockPath, waiting: lockWaiting)
+        defer { lock.unlock() }
+        let entries = try client.itemsWithSecrets(.identity)
+        if entries.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
+        try Self.checkRename(label, to: newLabel, in: entries.map(\.item.label))
+        guard label != newLabel else { return }
+        guard let entry = entries.first(where: { $0.item.label == label }) else { throw .unknownLabels([label]) }
+        guard let secret = entry.secret else { throw emptyAnswer() }
+        try client.store(.identity, label: newLabel, order: entry.item.order, kind: entry.item.kind, secret: secret)
+        do throws(StoreError) {
+            if try !client.clear(.identity, label: label) { throw emptyAnswer() }
+        } catch {
+            _ = try? client.clear(.identity, label: newLabel)
+            throw error
+        }
+    }
+}

@@ -3,6 +3,8 @@
 /// `Sendable`: its entries are read and changed under a lock.
 public final class MemoryPasswordStore: ObservablePasswordStore {
     private let entries: LockedState<[StoredPassword]>
+    /// The identities (`IdentityStore`), apart from the passwords.
+    fileprivate let identityEntries = LockedState<[StoredIdentity]>([])
     private let observers = PasswordStoreObservers()
 
     /// A store holding `entries`, in that order.
@@ -60,4 +62,36 @@ public final class MemoryPasswordStore: ObservablePasswordStore {
     package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
     package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+}
+
+extension MemoryPasswordStore: IdentityStore {
+    package func identities() -> [StoredIdentity] { identityEntries.withLock { $0 } }
+
+    @discardableResult
+    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+        try identityEntries.withLock { (entries: inout [StoredIdentity]) throws(StoreError) -> [String] in
+            let labels = try Self.planIdentities(identities, stored: entries)
+            for (identity, label) in zip(identities, labels) {
+                entries.append(StoredIdentity(label: label, kind: identity.kind, secret: identity.secret))
+            }
+            return labels
+        }
+    }
+
+    package func removeIdentities(labels: [String]) throws(StoreError) {
+        try identityEntries.withLock { (entries: inout [StoredIdentity]) throws(StoreError) in
+            try Self.requireKnown(labels, in: entries.map(\.label))
+            entries.removeAll { labels.contains($0.label) }
+        }
+    }
+
+    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+        try identityEntries.withLock { (entries: inout [StoredIdentity]) throws(StoreError) in
+            try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
+            if let index = entries.firstIndex(where: { $0.label == label }) {
+                let old = entries[index]
+                entries[index] = StoredIdentity(label: newLabel, kind: old.kind, secret: old.secret)
+            }
+        }
+    }
 }

@@ -51,7 +51,7 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     /// The entries last read or written, and the file they are in. Every write renames
     /// a new file into place, so a file with the same identity holds the same entries
     /// and is not decrypted again (each decryption costs two key derivations).
-    private var lastSeen: (file: FileIdentity, entries: [StoredPassword])?
+    private var lastSeen: (file: FileIdentity, entries: Contents)?
     private let observers = PasswordStoreObservers()
 
     /// The kind of store.
@@ -103,18 +103,18 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     }
 
     /// The labels in stored order, without reading any secret.
-    public func labels() throws(StoreError) -> [String] { try serially { () throws(StoreError) in try read(path) }.map(\.label) }
+    public func labels() throws(StoreError) -> [String] { try serially { () throws(StoreError) in try read(path) }.passwords.map(\.label) }
 
     /// Every password in stored order.
-    public func passwords() throws(StoreError) -> [StoredPassword] { try serially { () throws(StoreError) in try read(path) } }
+    public func passwords() throws(StoreError) -> [StoredPassword] { try serially { () throws(StoreError) in try read(path) }.passwords }
 
     /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
     public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
         let labels = try serially { () throws(StoreError) -> [String] in
-            try modify(creating: true) { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
-                let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
-                for (password, label) in zip(passwords, labels) { entries.append(StoredPassword(label: label, secret: password.secret)) }
+            try modify(creating: true) { (contents: inout Contents) throws(StoreError) -> [String] in
+                let labels = try Self.plan(passwords, taken: contents.passwords.map(\.label), stored: contents.passwords.map(\.secret), check: check)
+                for (password, label) in zip(passwords, labels) { contents.passwords.append(StoredPassword(label: label, secret: password.secret)) }
                 return labels
             }
         }
@@ -125,9 +125,9 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     /// Removes the passwords with `labels`, all or nothing (unknown labels: `unknownLabels`).
     public func remove(labels: [String]) throws(StoreError) {
         try serially { () throws(StoreError) in
-            try modify { (entries: inout [StoredPassword]) throws(StoreError) in
-                try Self.requireKnown(labels, in: entries.map(\.label))
-                entries.removeAll { labels.contains($0.label) }
+            try modify { (contents: inout Contents) throws(StoreError) in
+                try Self.requireKnown(labels, in: contents.passwords.map(\.label))
+                contents.passwords.removeAll { labels.contains($0.label) }
             }
         }
         observers.notify(self, .removed(labels: labels))
@@ -136,10 +136,10 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     /// Gives the password labelled `label` the label `newLabel`.
     public func rename(_ label: String, to newLabel: String) throws(StoreError) {
         try serially { () throws(StoreError) in
-            try modify { (entries: inout [StoredPassword]) throws(StoreError) in
-                try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
-                if let index = entries.firstIndex(where: { $0.label == label }) {
-                    entries[index] = StoredPassword(label: newLabel, secret: entries[index].secret)
+            try modify { (contents: inout Contents) throws(StoreError) in
+                try Self.checkRename(label, to: newLabel, in: contents.passwords.map(\.label))
+                if let index = contents.passwords.firstIndex(where: { $0.label == label }) {
+                    contents.passwords[index] = StoredPassword(label: newLabel, secret: contents.passwords[index].secret)
                 }
             }
         }
@@ -197,7 +197,7 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     /// not wait on a person typing: an existing vault's passphrase is learnt by reading it
     /// before the lock is taken, a new vault's is asked then too; under the lock, a
     /// passphrase that no longer opens the vault (changed meanwhile) is `wrongPassphrase`.
-    private func modify<T>(creating: Bool = false, _ body: (inout [StoredPassword]) throws(StoreError) -> T) throws(StoreError) -> T {
+    private func modify<T>(creating: Bool = false, _ body: (inout Contents) throws(StoreError) -> T) throws(StoreError) -> T {
         let target = try StoreFiles.resolvingLinks(path)
         if passphrase == nil {
             if StoreFiles.exists(target) {
@@ -222,10 +222,10 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
 
     /// The entries now on disk at `file`; an absent vault is empty. With `mayAsk` false
     /// (under the lock) the provider is not called: the passphrase must be known.
-    private func read(_ file: String, mayAsk: Bool = true) throws(StoreError) -> [StoredPassword] {
+    private func read(_ file: String, mayAsk: Bool = true) throws(StoreError) -> Contents {
         guard let fd = try VaultFile.openForReading(file) else {
             lastSeen = nil
-            return []
+            return Contents()
         }
         defer { close(fd) }
         guard let identity = FileIdentity(fd) else { throw .io("cannot read the vault \(path): \(StoreFiles.errnoText())") }
@@ -234,9 +234,10 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
         var plaintext = try decrypt(message, mayAsk: mayAsk)
         let secretPlaintext = SecretBytes(plaintext)
         Crypto.cleanse(&plaintext)
-        guard let entries = VaultContents.decode(secretPlaintext) else {
+        guard let decoded = VaultContents.decodeAll(secretPlaintext) else {
             throw .vaultDamaged(path: path, detail: "its contents are malformed")
         }
+        let entries = Contents(passwords: decoded.passwords, identities: decoded.identities)
         lastSeen = (identity, entries)
         return entries
     }
@@ -282,12 +283,57 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     // MARK: - Writing
 
     /// Replaces the vault at `file` (links resolved) with `entries`, atomically.
-    private func write(_ entries: [StoredPassword], to file: String, passphrase: SecretBytes) throws(StoreError) {
-        let plaintext = VaultContents.encode(entries)
+    private func write(_ entries: Contents, to file: String, passphrase: SecretBytes) throws(StoreError) {
+        let plaintext = VaultContents.encode(entries.passwords, identities: entries.identities)
         let message = RNCryptor.encrypt(plaintext, password: passphrase)
         try VaultFile.replace(file, with: message)
         // Under the lock no other writer can have replaced it since.
         lastSeen = FileIdentity(path: file).map { ($0, entries) }
+    }
+}
+
+extension VaultPasswordStore {
+    /// What the vault holds: the passwords, then the identities (`IdentityStore`).
+    struct Contents {
+        var passwords: [StoredPassword] = []
+        var identities: [StoredIdentity] = []
+        var isEmpty: Bool { passwords.isEmpty && identities.isEmpty }
+    }
+}
+
+extension VaultPasswordStore: IdentityStore {
+    /// Every identity in stored order.
+    package func identities() throws(StoreError) -> [StoredIdentity] { try serially { () throws(StoreError) in try read(path) }.identities }
+
+    /// Adds `identities` all or nothing (a new vault is created as by `add`).
+    @discardableResult
+    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+        try serially { () throws(StoreError) -> [String] in try modify(creating: true) { (contents: inout Contents) throws(StoreError) -> [String] in
+            let labels = try Self.planIdentities(identities, stored: contents.identities)
+            for (identity, label) in zip(identities, labels) {
+                contents.identities.append(StoredIdentity(label: label, kind: identity.kind, secret: identity.secret))
+            }
+            return labels
+        } }
+    }
+
+    /// Removes the identities with `labels`, all or nothing.
+    package func removeIdentities(labels: [String]) throws(StoreError) {
+        try serially { () throws(StoreError) in try modify { (contents: inout Contents) throws(StoreError) in
+            try Self.requireKnown(labels, in: contents.identities.map(\.label))
+            contents.identities.removeAll { labels.contains($0.label) }
+        } }
+    }
+
+    /// Gives the identity labelled `label` the label `newLabel`.
+    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+        try serially { () throws(StoreError) in try modify { (contents: inout Contents) throws(StoreError) in
+            try Self.checkRename(label, to: newLabel, in: contents.identities.map(\.label))
+            if let index = contents.identities.firstIndex(where: { $0.label == label }) {
+                let old = contents.identities[index]
+                contents.identities[index] = StoredIdentity(label: newLabel, kind: old.kind, secret: old.secret)
+            }
+        } }
     }
 }
 
@@ -323,12 +369,27 @@ struct FileIdentity: Equatable {
 /// The vault's plaintext: `RWV1`, a big-endian UInt32 count, then per entry a
 /// UInt32 label length, the label's UTF-8, a UInt32 secret length and the
 /// secret. Length-prefixed, so any byte may appear in a secret.
+///
+/// Identities follow as a typed section, written only when there is one (a vault without
+/// identities is byte for byte what versions before them wrote, and they refuse a vault
+/// with one as malformed rather than take an identity for a password): `RWI1`, a UInt32
+/// count, then per identity the label, the kind (`age-x25519`) and the secret, each
+/// length-prefixed as above.
 /// `package` so the vault fuzz target (Fuzz/) can reach the parser.
 package enum VaultContents {
     static let magic: [UInt8] = Array("RWV1".utf8)
+    static let identityMagic: [UInt8] = Array("RWI1".utf8)
 
     package static func encode(_ entries: [StoredPassword]) -> SecretBytes {
-        let size = magic.count + 4 + entries.reduce(0) { $0 + 8 + $1.label.utf8.count + $1.secret.count }
+        encode(entries, identities: [])
+    }
+
+    /// The plaintext of `entries` and then `identities` (no section when there is none).
+    package static func encode(_ entries: [StoredPassword], identities: [StoredIdentity]) -> SecretBytes {
+        var size = magic.count + 4 + entries.reduce(0) { $0 + 8 + $1.label.utf8.count + $1.secret.count }
+        if !identities.isEmpty {
+            size += identityMagic.count + 4 + identities.reduce(0) { $0 + 12 + $1.label.utf8.count + $1.kind.rawValue.utf8.count + $1.secret.count }
+        }
         return SecretBytes(count: size) { out in
             var offset = 0
             func put(_ bytes: UnsafeRawBufferPointer) {
@@ -338,21 +399,40 @@ package enum VaultContents {
             func put(_ value: Int) {
                 withUnsafeBytes(of: UInt32(value).bigEndian) { put($0) }
             }
+            func put(text: String) {
+                let bytes = Array(text.utf8)
+                put(bytes.count)
+                bytes.withUnsafeBytes { put($0) }
+            }
             magic.withUnsafeBytes { put($0) }
             put(entries.count)
             for entry in entries {
-                let label = Array(entry.label.utf8)
-                put(label.count)
-                label.withUnsafeBytes { put($0) }
+                put(text: entry.label)
                 put(entry.secret.count)
                 entry.secret.withUnsafeBytes { put($0) }
+            }
+            guard !identities.isEmpty else { return }
+            identityMagic.withUnsafeBytes { put($0) }
+            put(identities.count)
+            for identity in identities {
+                put(text: identity.label)
+                put(text: identity.kind.rawValue)
+                put(identity.secret.count)
+                identity.secret.withUnsafeBytes { put($0) }
             }
         }
     }
 
-    /// The entries, or nil when `plaintext` is not a well-formed list.
+    /// The entries, or nil when `plaintext` is not a well-formed list of passwords alone.
     package static func decode(_ plaintext: SecretBytes) -> [StoredPassword]? {
-        plaintext.withUnsafeBytes { raw -> [StoredPassword]? in
+        guard let all = decodeAll(plaintext), all.identities.isEmpty else { return nil }
+        return all.passwords
+    }
+
+    /// The passwords and identities, or nil when `plaintext` is not well formed (an empty
+    /// identity section, which `encode` never writes, included).
+    package static func decodeAll(_ plaintext: SecretBytes) -> (passwords: [StoredPassword], identities: [StoredIdentity])? {
+        plaintext.withUnsafeBytes { raw -> (passwords: [StoredPassword], identities: [StoredIdentity])? in
             var offset = 0
             func take(_ count: Int) -> UnsafeRawBufferPointer? {
                 guard count >= 0, raw.count - offset >= count else { return nil }
@@ -363,15 +443,27 @@ package enum VaultContents {
                 guard let bytes = take(4) else { return nil }
                 return bytes.reduce(0) { $0 << 8 | Int($1) }
             }
+            func text() -> String? {
+                guard let length = number(), let bytes = take(length) else { return nil }
+                return String(validating: bytes, as: UTF8.self)
+            }
             guard let head = take(magic.count), head.elementsEqual(magic), let count = number() else { return nil }
             var entries: [StoredPassword] = []
             for _ in 0..<count {
-                guard let labelLength = number(), let labelBytes = take(labelLength),
-                      let label = String(validating: labelBytes, as: UTF8.self),
-                      let secretLength = number(), let secret = take(secretLength) else { return nil }
+                guard let label = text(), let secretLength = number(), let secret = take(secretLength) else { return nil }
                 entries.append(StoredPassword(label: label, secret: SecretBytes(secret)))
             }
-            return offset == raw.count ? entries : nil
+            var identities: [StoredIdentity] = []
+            if offset < raw.count {
+                guard let head = take(identityMagic.count), head.elementsEqual(identityMagic),
+                      let count = number(), count > 0 else { return nil }
+                for _ in 0..<count {
+                    guard let label = text(), let kindName = text(), let kind = IdentityKind(rawValue: kindName),
+                          let secretLength = number(), let secret = take(secretLength) else { return nil }
+                    identities.append(StoredIdentity(label: label, kind: kind, secret: SecretBytes(secret)))
+                }
+            }
+            return offset == raw.count ? (entries, identities) : nil
         }
     }
 }

@@ -94,11 +94,15 @@ struct FuzzCorpusTests {
             "empty.bin": 0, "one.bin": 1, "several.bin": 4,
             "count-too-big.bin": nil, "trailing-byte.bin": nil, "bad-utf8-label.bin": nil,
             "huge-count.bin": nil, "huge-length.bin": nil, "bad-magic.bin": nil,
+            // Passwords alone refuse an identity section; decodeAll reads a well-formed one.
+            "identities.bin": nil, "identities-empty-section.bin": nil, "identities-unknown-kind.bin": nil,
         ]
         let seeds = Self.seeds("vault")
         #expect(Set(seeds.map(\.name)) == Set(expected.keys))
         for seed in seeds {
             #expect(VaultContents.decode(SecretBytes(seed.bytes))?.count == expected[seed.name] ?? nil, "\(seed.name)")
+            let all = VaultContents.decodeAll(SecretBytes(seed.bytes))
+            #expect(all?.identities.count == (seed.name == "identities.bin" ? 1 : all == nil ? nil : 0), "\(seed.name)")
         }
     }
 }

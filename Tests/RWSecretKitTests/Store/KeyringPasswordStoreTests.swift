@@ -17,6 +17,8 @@ final class KeyringPasswordStoreTests {
         // Start every test from an empty store.
         let existing = try store.labels()
         if !existing.isEmpty { try store.remove(labels: existing) }
+        let identities = try store.identityLabels()
+        if !identities.isEmpty { try store.removeIdentities(labels: identities) }
     }
 
     @Test func secretServiceIsSeenOnTheBus() throws {
@@ -126,5 +128,50 @@ final class KeyringPasswordStoreTests {
             #expect(Set(labels).count == 6)
         }
         #expect(Set(try store.labels()) == Set((1...6).map { "password-\($0)" }))
+    }
+
+    // MARK: - Identities (issue 26)
+
+    @Test("an identity is an item of org.rwsecret.Identity with kind age-x25519: never a password, nor a password an identity")
+    func identitiesAreTypedItemsOfTheirOwn() throws {
+        let identity = AgeX25519Identity.generate()
+        try store.add(SecretBytes(utf8: "a password"), label: "work")
+        #expect(try store.addIdentities([IdentityToAdd(label: "work", secret: identity.secretKeyText)]) == ["work"])
+        #expect(try store.addIdentities([IdentityToAdd(label: nil, secret: AgeX25519Identity.generate().secretKeyText)]) == ["identity-1"])
+        // The passwords' side sees only the password, with or without secrets.
+        #expect(try store.labels() == ["work"])
+        #expect(try store.passwords().map(\.secret.testString) == ["a password"])
+        let identities = try store.identities()
+        #expect(identities.map(\.label) == ["work", "identity-1"])
+        #expect(identities.map(\.kind) == [.ageX25519, .ageX25519])
+        #expect(identities.first?.ageIdentity?.recipient == identity.recipient)
+        // From outside: found by the kind attribute, with the identity schema and item label.
+        let found = try #require(keyring.secretTool(["search", "--all", "kind", "age-x25519"]))
+        #expect(found.contains("schema = org.rwsecret.Identity"), "\(found)")
+        #expect(found.contains("label = rwsecret identity: work") && found.contains("label = rwsecret identity: identity-1"), "\(found)")
+        #expect(!found.contains("org.rwsecret.Password"), "\(found)")
+        // A stored secret is refused a second time; renames and removals are per side.
+        #expect(throws: StoreError.self) { try self.store.addIdentities([IdentityToAdd(label: "again", secret: identity.secretKeyText)]) }
+        try store.renameIdentity("work", to: "mine")
+        #expect(try store.identityLabels() == ["mine", "identity-1"])
+        #expect(try store.labels() == ["work"])
+        #expect(throws: StoreError.unknownLabels(["work"])) { try self.store.removeIdentities(labels: ["work"]) }
+        try store.removeIdentities(labels: ["mine", "identity-1"])
+        #expect(try store.identityLabels().isEmpty)
+        #expect(try store.passwords().map(\.secret.testString) == ["a password"])
+    }
+
+    @Test("an item of the password schema with a kind attribute is no password (older items, with none, still are)")
+    func passwordItemWithAKindIsSkipped() throws {
+        let tool = try #require(PrivateKeyring.executable("secret-tool"))
+        let typed = PrivateKeyring.run([tool, "store", "--label", "typed", "xdg:schema", "org.rwsecret.Password", "label", "typed", "order", "1", "kind", "age-x25519"],
+                                       environment: keyring.environment, stdin: Array("AGE-SECRET-KEY-1XXXX".utf8))
+        let old = PrivateKeyring.run([tool, "store", "--label", "old", "xdg:schema", "org.rwsecret.Password", "label", "old", "order", "2"],
+                                     environment: keyring.environment, stdin: Array("old secret".utf8))
+        #expect(typed != nil && old != nil)
+        #expect(try store.labels() == ["old"])
+        #expect(try store.passwords().map(\.secret.testString) == ["old secret"])
+        #expect(try store.identities().isEmpty)
+        _ = PrivateKeyring.run([tool, "clear", "label", "typed"], environment: keyring.environment)
     }
 }

@@ -8,6 +8,16 @@ struct KeyringItem: Sendable, Equatable {
     let label: String
     /// The creation counter that keeps the order items were added.
     let order: Int
+    /// The `kind` attribute of an identity (`age-x25519`); nil for a password.
+    var kind: String? = nil
+}
+
+/// Which of rwsecret's schemas a call is about: `org.rwsecret.Password` or `org.rwsecret.Identity`.
+enum KeyringSchema: Sendable {
+    case password
+    case identity
+
+    var isIdentity: Int32 { self == .identity ? 1 : 0 }
 }
 
 /// The default collection: its D-Bus object path and whether it is locked.
@@ -136,17 +146,17 @@ final class SecretServiceClient: @unchecked Sendable {
     // MARK: - Items
 
     /// Every item of our schema (all of them, locked or not), without secrets.
-    func items() throws(StoreError) -> [KeyringItem] {
-        try search(label: nil) { self.item($0) }
+    func items(_ schema: KeyringSchema = .password) throws(StoreError) -> [KeyringItem] {
+        try search(schema, label: nil) { self.item($0, schema) }
     }
 
     /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked),
     /// in one search whose secrets libsecret loads in one batch (`GetSecrets`), the session
     /// opened while the search runs (`rws_search_with_secrets`); an item's secret is asked
     /// for on its own only when the batch did not load it.
-    func itemsWithSecrets() throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
-        try search(label: nil, loadingSecrets: true) { retrievable in
-            guard let item = self.item(retrievable) else { return nil }
+    func itemsWithSecrets(_ schema: KeyringSchema = .password) throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
+        try search(schema, label: nil, loadingSecrets: true) { retrievable in
+            guard let item = self.item(retrievable, schema) else { return nil }
             var error: UnsafeMutablePointer<GError>?
             guard let value = rws_loaded_secret(self.api, UnsafeMutableRawPointer(retrievable))
                     ?? self.api.pointee.secret_retrievable_retrieve_secret_sync(retrievable, nil, &error) else {
@@ -161,7 +171,8 @@ final class SecretServiceClient: @unchecked Sendable {
     }
 
     /// Stores `secret` under `label` with creation counter `order` in the default collection.
-    func store(label: String, order: Int, secret: SecretBytes) throws(StoreError) {
+    /// An identity (`schema` `.identity`) carries its `kind`.
+    func store(_ schema: KeyringSchema = .password, label: String, order: Int, kind: String? = nil, secret: SecretBytes) throws(StoreError) {
         // libsecret takes a NUL-terminated C string: copy into a buffer wiped right after.
         let length = secret.count
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 1, alignment: 1)
@@ -171,41 +182,46 @@ final class SecretServiceClient: @unchecked Sendable {
         guard !buffer[0..<length].contains(0) else {
             throw .unavailable(reason: "the keyring cannot store a password that contains a NUL byte", advice: "")
         }
-        let attributes = rws_attributes(api, label, String(order))
+        let attributes = rws_attributes(api, label, String(order), schema == .identity ? kind : nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
         let ok = api.pointee.secret_password_storev_sync(
-            rws_schema(), attributes, nil, "rwsecret: \(label)",
+            rws_schema(schema.isIdentity), attributes, nil, schema == .identity ? "rwsecret identity: \(label)" : "rwsecret: \(label)",
             buffer.baseAddress!.assumingMemoryBound(to: CChar.self), nil, &error)
         if ok == 0 { throw translate(error, operation: "store the password") }
     }
 
     /// Removes the items labelled `label`; returns whether any was removed.
-    func clear(label: String) throws(StoreError) -> Bool {
-        let attributes = rws_attributes(api, label, nil)
+    func clear(_ schema: KeyringSchema = .password, label: String) throws(StoreError) -> Bool {
+        let attributes = rws_attributes(api, label, nil, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
-        let removed = api.pointee.secret_password_clearv_sync(rws_schema(), attributes, nil, &error)
+        let removed = api.pointee.secret_password_clearv_sync(rws_schema(schema.isIdentity), attributes, nil, &error)
         if let error { throw translate(error, operation: "remove the password") }
         return removed != 0
     }
 
     // MARK: - Helpers
 
-    private func item(_ retrievable: OpaquePointer) -> KeyringItem? {
+    /// The item's label, order and kind; nil for an item not of `schema`'s kind: a password
+    /// item with a `kind` attribute (none is written so: a password is an item with no kind,
+    /// as every version wrote them), or an identity item without one.
+    private func item(_ retrievable: OpaquePointer, _ schema: KeyringSchema) -> KeyringItem? {
         let attributes = api.pointee.secret_retrievable_get_attributes(retrievable)
         defer { api.pointee.g_hash_table_unref(attributes) }
         guard let label = value(attributes, "label") else { return nil }
-        return KeyringItem(label: label, order: value(attributes, "order").flatMap { Int($0) } ?? 0)
+        let kind = value(attributes, "kind")
+        guard (schema == .identity) == (kind != nil) else { return nil }
+        return KeyringItem(label: label, order: value(attributes, "order").flatMap { Int($0) } ?? 0, kind: kind)
     }
 
-    private func search<T>(label: String?, loadingSecrets: Bool = false, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
-        let attributes = rws_attributes(api, label, nil)
+    private func search<T>(_ schema: KeyringSchema, label: String?, loadingSecrets: Bool = false, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
+        let attributes = rws_attributes(api, label, nil, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
         let list = loadingSecrets
-            ? rws_search_with_secrets(api, attributes, &error)
-            : rws_search(api, attributes, &error)
+            ? rws_search_with_secrets(api, rws_schema(schema.isIdentity), attributes, &error)
+            : rws_search(api, rws_schema(schema.isIdentity), attributes, &error)
         if let error { throw translate(error, operation: "list the passwords") }
         defer { if let list { api.pointee.g_list_free_full(list, api.pointee.g_object_unref) } }
         var results: [T] = []

@@ -1,0 +1,93 @@
+import ArgumentParser
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RWSecret.Identity {
+    /// `rwsecret identity export LABEL -o FILE`: an age identity file, mode 0600, written as
+    /// `decrypt --binary -o` writes plaintext (a private unnamed file linked in place once
+    /// complete; never over a folder, the store's files, or a link or file planted in a sticky
+    /// world-writable folder; a link, FIFO or device opened by the kernel's rules).
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Write a stored identity to an age identity file (mode 0600), for age -d -i or another machine.",
+            discussion: """
+                The file is what age-keygen writes: a "# public key: age1..." comment, then the \
+                AGE-SECRET-KEY-1... line. -o is required: a secret key is never written to stdout \
+                or a terminal.
+                """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Argument(help: ArgumentHelp("The identity's label.", valueName: "label"), completion: .custom(LabelCompletion.completeIdentities))
+        var label: String
+
+        @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The identity file to write (mode 0600).", valueName: "file"), completion: .file())
+        var output: String
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            if output == "-" || StandardStreams.namesStandardOutput(output) {
+                throw CommandFailure(.usage, "refusing to write a secret key to stdout: give -o FILE")
+            }
+            try CommandFailure.identityErrors { try PasswordLabel.validate(label) }
+            // Checked before the store is opened (a passphrase asked): where the file would go.
+            let kind: OutputPath.Kind
+            do { kind = try OutputPath.kind(of: output) } catch {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
+            }
+            if let used = RunFiles.of(global: global, keyFile: nil, passwordFiles: []).conflict(with: output) {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is \(used)")
+            }
+            switch kind {
+            case .replaceable, .openedThrough: break
+            case .directory: throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(SystemError(code: EISDIR))")
+            case .plantedLink:
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)")
+            case .plantedFile:
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)")
+            }
+            if kind == .replaceable && !PrivateFile.canBeUnnamed(in: folder(of: output)) {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(BinaryDecryption.noUnnamedFile(output))")
+            }
+            let stored = try CommandFailure.identityErrors { () throws -> StoredIdentity in
+                let identities = try global.openIdentityStore().identities()
+                guard let found = identities.first(where: { $0.label == label }) else { throw StoreError.unknownLabels([label]) }
+                return found
+            }
+            let identity = try stored.age()
+            var text = Array("# rwsecret identity \(Output.escaped(label))\n# public key: \(identity.recipient)\n".utf8)
+            identity.secretKeyText.withUnsafeBytes { text += $0 }
+            text.append(0x0a)
+            defer { Crypto.cleanse(&text) }
+            do {
+                if kind == .replaceable {
+                    let file = try PrivateFile(in: folder(of: output), needsName: true)
+                    try file.write(text)
+                    try file.sync()
+                    try file.link(as: output)
+                } else {
+                    let fd = try retryingOnInterrupt { open(output, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
+                    defer { close(fd) }
+                    guard isatty(fd) == 0 else { throw CommandFailure(.usage, "refusing to write a secret key to a terminal: give -o FILE") }
+                    var info = stat()
+                    if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
+                    var done = 0
+                    while done < text.count {
+                        let n = try text.withUnsafeBytes { raw in try retryingOnInterrupt { write(fd, raw.baseAddress! + done, raw.count - done) } }
+                        done += n
+                    }
+                }
+            } catch let error as SystemError {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(OutputPath.createFailure(output, error))")
+            }
+            if !global.quiet {
+                Output.standardError.line("rwsecret: wrote identity '\(Output.escaped(label))' to \(Output.escaped(output)) (mode 0600)")
+            }
+        }
+    }
+}

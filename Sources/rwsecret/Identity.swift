@@ -1,0 +1,325 @@
+import ArgumentParser
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RWSecret {
+    /// `rwsecret identity new|list|import|recipient|remove|rename|copy|export`: age identities
+    /// kept in the store beside the passwords (typed items the password commands never see).
+    struct Identity: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "identity",
+            abstract: "Keep age identities in the store: make, list, import, export, rename, copy and remove them.",
+            discussion: """
+                An identity is the private side of an age recipient (age1...): others encrypt to \
+                the recipient (age -r, rwsecret encrypt --to), and decrypt opens their files with \
+                every stored identity. Identities live in the store beside the passwords, as items \
+                of their own: password list never shows one, nor identity list a password. A \
+                secret key is never printed; export writes it to a private file.
+                """,
+            subcommands: [New.self, List.self, Import.self, Recipient.self, Remove.self, Rename.self, Copy.self, Export.self]
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var root: RWSecret
+
+        /// The global options given before `identity`, before and after the subcommand's name.
+        func globals(_ own: GlobalOptions) throws -> GlobalOptions {
+            try own.merged(with: global.merged(with: root.global))
+        }
+    }
+}
+
+extension GlobalOptions {
+    /// The store these options select, opened, as a store of identities.
+    func openIdentityStore() throws -> any IdentityStore {
+        let store = try openStore()
+        guard let identities = store as? any IdentityStore else {
+            throw CommandFailure(.unavailable, "the \(store.kind.rawValue) store cannot keep identities")
+        }
+        return identities
+    }
+}
+
+extension CommandFailure {
+    /// A store error of an identity command: labels are an identity's, not a password's.
+    init(identity error: StoreError) {
+        switch error {
+        case .labelExists(let label):
+            self.init(.dataError, "an identity labelled '\(Output.escaped(label))' already exists")
+        case .labelsExist(let labels):
+            self.init(.dataError, (labels.count == 1 ? "an identity labelled " : "identities labelled ")
+                      + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ") + (labels.count == 1 ? " already exists" : " already exist"))
+        case .unknownLabels(let labels):
+            self.init(.dataError, "no identity labelled " + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", "))
+        case .passwordRejected(let label, _):
+            self.init(.dataError, (label.map { "'\(Output.escaped($0))': " } ?? "") + "this identity is already stored")
+        default:
+            self.init(error)
+        }
+    }
+
+    /// Runs `body`, turning a store error into an identity command's failure.
+    static func identityErrors<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as StoreError { throw CommandFailure(identity: error) }
+    }
+}
+
+extension StoredIdentity {
+    /// The age identity, or a failure that names the damaged item (never its secret).
+    func age() throws -> AgeX25519Identity {
+        guard let identity = ageIdentity else {
+            throw CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
+        }
+        return identity
+    }
+}
+
+extension RWSecret.Identity {
+    /// `rwsecret identity new [LABEL]`.
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "new",
+            abstract: "Make an X25519 identity, store it, and print its recipient (age1...) on stdout."
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Argument(help: ArgumentHelp("The label (default: the lowest free identity-N).", valueName: "label"))
+        var label: String?
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            try CommandFailure.identityErrors {
+                if let label { try PasswordLabel.validate(label) }
+                let store = try global.openIdentityStore()
+                let identity = AgeX25519Identity.generate()
+                let stored = try store.addIdentities([IdentityToAdd(label: label, secret: identity.secretKeyText)])[0]
+                Output.standardOutput.line(identity.recipient)
+                if !global.quiet {
+                    Output.standardError.line("rwsecret: stored identity '\(Output.escaped(stored))' (\(store.kind.rawValue) store)")
+                }
+            }
+        }
+    }
+
+    /// `rwsecret identity list [--json]`.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List the identities in stored order: label, a TAB, the recipient; never a secret."
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Flag(help: "Write [{\"label\":...,\"kind\":\"age-x25519\",\"recipient\":\"age1...\",\"position\":1}, ...] instead.")
+        var json = false
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            let identities = try CommandFailure.identityErrors { try global.openIdentityStore().identities() }
+            let rows = try identities.map { ($0.label, $0.kind, try $0.age().recipient) }
+            if json {
+                let items = rows.enumerated().map { index, row in
+                    JSON.object([("label", .string(row.0)), ("kind", .string(row.1.rawValue)), ("recipient", .string(row.2)), ("position", .int(index + 1))])
+                }
+                Output.standardOutput.line("[" + items.joined(separator: ",") + "]")
+            } else {
+                for row in rows { Output.standardOutput.line(Output.escaped(row.0) + "\t" + row.2) }
+            }
+        }
+    }
+
+    /// `rwsecret identity import [LABEL] [--file FILE]`.
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Store the identities of an age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes) and print their recipients.",
+            discussion: """
+                Reads --file FILE, or stdin (asked without echo when stdin is a terminal). One \
+                identity is stored under LABEL; several under LABEL-1, LABEL-2...; without LABEL \
+                each takes the lowest free identity-N. All or nothing.
+                """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Argument(help: ArgumentHelp("The label (default: the lowest free identity-N).", valueName: "label"))
+        var label: String?
+
+        @Option(name: [.customShort("f"), .long], help: ArgumentHelp("The age identity file to read (- is stdin, the default).", valueName: "file"),
+                completion: .file())
+        var file: String?
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            if let label { try CommandFailure.identityErrors { try PasswordLabel.validate(label) } }
+            let path = file ?? "-"
+            var bytes: [UInt8]
+            if path == "-" && Terminal.isInteractive {
+                let line = try Terminal.readSecret(prompt: "Identity (AGE-SECRET-KEY-1...): ")
+                bytes = line.withUnsafeBytes { Array($0) }
+            } else {
+                bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
+                if path != "-" { IdentityFiles.warnIfLoose(path) }
+            }
+            defer { Crypto.cleanse(&bytes) }
+            let parsed: [AgeX25519Identity]
+            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
+                throw CommandFailure(.dataError, "\(path == "-" ? "stdin" : Output.escaped(path)): \(error)")
+            }
+            let labels: [String?] = parsed.count == 1 ? [label] : parsed.indices.map { index in label.map { "\($0)-\(index + 1)" } }
+            let adding = zip(parsed, labels).map { IdentityToAdd(label: $1, secret: $0.secretKeyText) }
+            try CommandFailure.identityErrors {
+                let store = try global.openIdentityStore()
+                let stored = try store.addIdentities(adding)
+                for identity in parsed { Output.standardOutput.line(identity.recipient) }
+                if !global.quiet {
+                    let names = stored.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
+                    Output.standardError.line("rwsecret: stored \(stored.count == 1 ? "identity" : "\(stored.count) identities") \(names) (\(store.kind.rawValue) store)")
+                }
+            }
+        }
+    }
+
+    /// `rwsecret identity recipient LABEL`.
+    struct Recipient: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "recipient",
+            abstract: "Print a stored identity's recipient (age1...), what others encrypt to."
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Argument(help: ArgumentHelp("The identity's label.", valueName: "label"), completion: .custom(LabelCompletion.completeIdentities))
+        var label: String
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            let identity = try CommandFailure.identityErrors { () throws -> StoredIdentity in
+                try PasswordLabel.validate(label)
+                let identities = try global.openIdentityStore().identities()
+                guard let found = identities.first(where: { $0.label == label }) else { throw StoreError.unknownLabels([label]) }
+                return found
+            }
+            Output.standardOutput.line(try identity.age().recipient)
+        }
+    }
+
+    /// `rwsecret identity remove LABEL...`.
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove stored identities (all or nothing: an unknown label removes none)."
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Argument(help: ArgumentHelp("The labels to remove.", valueName: "label"), completion: .custom(LabelCompletion.completeIdentities))
+        var labels: [String]
+
+        func validate() throws {
+            if labels.isEmpty { throw ValidationError("give at least one label") }
+        }
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            try CommandFailure.identityErrors {
+                for label in labels { try PasswordLabel.validate(label) }
+                try global.openIdentityStore().removeIdentities(labels: labels)
+            }
+            if !global.quiet {
+                Output.standardError.line("rwsecret: removed identity " + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", "))
+            }
+        }
+    }
+
+    /// `rwsecret identity rename OLD NEW`.
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rename",
+            abstract: "Rename a stored identity (it keeps its place in the order)."
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Argument(help: ArgumentHelp("The label now.", valueName: "old"), completion: .custom(LabelCompletion.completeIdentities))
+        var old: String
+
+        @Argument(help: ArgumentHelp("The new label (1-64 characters, no control characters).", valueName: "new"))
+        var new: String
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            try CommandFailure.identityErrors {
+                try PasswordLabel.validate(old)
+                try PasswordLabel.validate(new)
+                try global.openIdentityStore().renameIdentity(old, to: new)
+            }
+            if !global.quiet {
+                Output.standardError.line("rwsecret: renamed identity '\(Output.escaped(old))' to '\(Output.escaped(new))'")
+            }
+        }
+    }
+
+    /// `rwsecret identity copy --to keyring|file [LABEL...]`: as `password copy`, for identities.
+    struct Copy: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "copy",
+            abstract: "Copy identities into the other store (vault to keyring, or keyring to vault); all when no label is given.",
+            discussion: """
+                As password copy: --to keyring copies from the vault, --to file from the keyring \
+                into the vault. All or nothing; a label or identity already in the destination \
+                refuses the copy.
+                """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @ParentCommand var group: RWSecret.Identity
+
+        @Option(help: ArgumentHelp("The store to copy into.", valueName: "store"), completion: .list(["keyring", "file"]))
+        var to: StoreKind
+
+        @Argument(help: ArgumentHelp("The labels to copy (default: all).", valueName: "label"), completion: .custom(LabelCompletion.completeIdentities))
+        var labels: [String] = []
+
+        func run() throws {
+            let global = try group.globals(self.global)
+            if let store = global.store, store == to.rawValue {
+                throw CommandFailure(.usage, "--store \(store) and --to \(to.rawValue) name the same store; copy goes into the other one")
+            }
+            let vaultSelector = StoreSelector(storeOption: "file", vaultOption: global.vault, environment: ProcessInfoEnvironment.current)
+            let vaultChoice: StoreSelector.Choice
+            do { vaultChoice = try vaultSelector.choose() } catch { throw CommandFailure(.usage, error.description) }
+            try CommandFailure.identityErrors {
+                for label in labels { try PasswordLabel.validate(label) }
+                let vault = vaultSelector.openVault(vaultChoice, passphrase: VaultPassphrase(vaultPath: vaultChoice.vaultPath!).provider,
+                                                    lockWaiting: global.lockWaitingNotice(.file))
+                let keyring = try vaultSelector.openKeyring(lockWaiting: global.lockWaitingNotice(.keyring))
+                let source: any IdentityStore = to == .keyring ? vault : keyring
+                let destination: any IdentityStore = to == .keyring ? keyring : vault
+                try source.open()
+                let stored = try source.identities()
+                if !labels.isEmpty { try type(of: source).requireKnown(labels, in: stored.map(\.label)) }
+                let chosen = labels.isEmpty ? stored : stored.filter { labels.contains($0.label) }
+                guard !chosen.isEmpty else {
+                    if !global.quiet { Output.standardError.line("rwsecret: the \(source.kind.rawValue) store holds no identity; nothing was copied") }
+                    return
+                }
+                try destination.open()
+                let copied = try destination.addIdentities(chosen.map { IdentityToAdd(label: $0.label, kind: $0.kind, secret: $0.secret) })
+                if !global.quiet {
+                    let names = copied.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
+                    Output.standardError.line("rwsecret: copied \(copied.count) identit\(copied.count == 1 ? "y" : "ies") to the \(destination.kind.rawValue) store: \(names)")
+                }
+            }
+        }
+    }
+}
