@@ -80,6 +80,9 @@ extension RWSecret {
         @Option(parsing: .unconditional, help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
 
+        @Option(help: ArgumentHelp("The memory that costly password tries running at once may use (age scrypt: 256 MiB a try), e.g. 512M or 4G; less than one try's still allows one at a time (default: half the memory available).", valueName: "size"))
+        var memory: String?
+
         @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")
         var allowLegacy = false
 
@@ -96,6 +99,7 @@ extension RWSecret {
             if json && binary { throw ValidationError("--json cannot be combined with --binary") }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+            if let memory, MemoryBudget.parse(memory) == nil { throw ValidationError(MemoryBudget.usage) }
             if !(1...KeyDerivation.maximumIterations).contains(iterations) {
                 throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
             }
@@ -144,6 +148,7 @@ extension RWSecret {
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
+            session.memoryOption = memory
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.

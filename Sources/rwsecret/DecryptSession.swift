@@ -19,6 +19,9 @@ final class DecryptSession: @unchecked Sendable {
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
     var otherKinds: ((InputFile, _ index: Int) throws -> [KindRecord]?)?
+    /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
+    /// when a message needs it.
+    var memoryOption: String?
     /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
     var emptyChainStatus = ExitStatus.failure
 

@@ -11,10 +11,10 @@ struct KindDecryption {
     let session: DecryptSession
     let identities: [NamedIdentity]
 
-    /// scrypt tries run up to --jobs at once, within half the memory available now.
-    var scryptBatch: AgeScryptBatch {
-        let available = Int(sysconf(Int32(_SC_AVPHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
-        return AgeScryptBatch(jobs: session.jobs, memoryBudget: max(available / 2, AgeScryptBatch.memoryPerTry(logN: 18)))
+    /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
+    /// half the memory available now).
+    var budget: TryBudget {
+        TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes)
     }
 
     /// The one line for an OpenPGP message (its own issue will open them).
@@ -58,7 +58,7 @@ struct KindDecryption {
         }
         let opened: KindOpened
         do {
-            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: PrivateFilePlaintext(file: file))
+            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: PrivateFilePlaintext(file: file))
         } catch {
             return failed(error, source: name, passwords: passwords.count)
         }
@@ -209,7 +209,7 @@ extension KindDecryption {
         }
         let sink = MemoryPlaintext(limit: Self.lineModeLimit)
         do {
-            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, scrypt: scryptBatch, into: sink)
+            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
                                        + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
