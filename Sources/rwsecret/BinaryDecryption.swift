@@ -50,7 +50,11 @@ struct BinaryDecryption {
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
             case .otherKind(let read):
                 guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
-                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input)))
+                // The progress line goes on over the kind's reads (the first chunk counted already).
+                let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
+                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input, counted: read.count, progress: progress.map { progress in
+                    { done in progress.update(bytesDone: Int64(done), total: total) }
+                })))
                 return try KindDecryption(session: session, identities: identities)
                     .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-")
             case .notOpened(let failure): return report(shown, failure.words, .failure)

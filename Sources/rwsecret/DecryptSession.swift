@@ -87,6 +87,9 @@ final class DecryptSession: @unchecked Sendable {
             return
         }
         if let records = try otherKinds?(input, index) {
+            // The progress line counts the whole input done: read to its end by the kind.
+            writer.startInput(input.fd)
+            if input.isRegularFile { _ = lseek(input.fd, 0, SEEK_END) }
             pipeline.submit(result: .otherKinds(records))
             return
         }

@@ -276,14 +276,25 @@ final class PreadSource: ByteSource {
     }
 }
 
-/// The rest of an input read through its descriptor.
+/// The rest of an input read through its descriptor; `progress` is told the bytes of the
+/// input read so far (`counted` of them before this source) after each read.
 final class DescriptorSource: ByteSource {
     private let file: InputFile
+    private var done: Int
+    private let progress: ((Int) -> Void)?
 
-    init(_ file: InputFile) { self.file = file }
+    init(_ file: InputFile, counted: Int = 0, progress: ((Int) -> Void)? = nil) {
+        self.file = file
+        done = counted
+        self.progress = progress
+    }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
         guard buffer.count > 0 else { return 0 }
-        do { return try file.read(into: buffer.baseAddress!, count: buffer.count) } catch { throw .io(error) }
+        let n: Int
+        do { n = try file.read(into: buffer.baseAddress!, count: buffer.count) } catch { throw .io(error) }
+        done += n
+        progress?(done)
+        return n
     }
 }

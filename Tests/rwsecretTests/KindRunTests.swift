@@ -60,4 +60,53 @@ struct KindRunTests {
         #expect(bad.status == 64)
         #expect(bad.stderr.contains(MemoryBudget.usage), "\(bad.stderr)")
     }
+
+    // MARK: the progress line
+
+    /// A 3 MB age file to the fixture identity, made by `rwsecret encrypt --to`, and a private copy of the identity.
+    func bigAgeFile() throws -> (file: String, identity: String, plaintext: [UInt8]) {
+        let plaintext = Crypto.randomBytes(count: 3_000_000)
+        let source = dir.file("plain.bin", bytes: plaintext)
+        let file = dir.url.appendingPathComponent("big.age").path
+        let made = try run(["encrypt", "--to", "age1ddanaej365hd7sfkldfp28qgq3f0wrnplctukvd2wvdc5ndl3cyqnexc4s", "-o", file, source])
+        #expect(made.status == 0, "\(made.stderr)")
+        let identity = dir.file("identity", bytes: Array(try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("age-identity.txt"))))
+        chmod(identity, 0o600)
+        return (file, identity, plaintext)
+    }
+
+    @Test("--binary on a terminal: the progress line follows the age file to its end, and is erased",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func progressOfABinaryAgeFile() throws {
+        let (file, identity, plaintext) = try bigAgeFile()
+        let out = dir.url.appendingPathComponent("out.bin").path
+        var environment = RWSecretProcess.environment(home: dir.url)
+        environment["RWSECRET_PROGRESS_DELAY"] = "0"
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) decrypt --no-store --identity \(PseudoTerminal.quote(identity)) --binary "
+                                             + "\(PseudoTerminal.quote(file)) -o \(PseudoTerminal.quote(out))", environment: environment)
+        #expect(session.status == 0, "\(session.raw)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(plaintext))
+        let drawn = session.raw.components(separatedBy: "\r\u{1B}[K").filter { $0.hasPrefix("rwsecret: ") }
+        #expect(drawn.contains { $0.hasPrefix("rwsecret: 2.9 MiB of 2.9 MiB (100%)") }, "\(drawn)")
+        #expect(session.lines.isEmpty, "erased at the end: \(session.lines)")
+    }
+
+    @Test("line mode on a terminal: a whole Ansible Vault file after RNCryptor lines counts as read to its end",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func progressOfAWholeFileInLineMode() throws {
+        let vault = "ansible-1.1.vault"
+        let rn = dir.file("rn.txt", Messages.password("hello rn", "rn-pw") + "\n")
+        let list = dir.file("list", bytes: KindCommandTests.row(vault).secret + Array("\nrn-pw\n".utf8))
+        let out = dir.url.appendingPathComponent("out.txt").path
+        var environment = RWSecretProcess.environment(home: dir.url)
+        environment["RWSECRET_PROGRESS_DELAY"] = "0"
+        let session = try PseudoTerminal.run("\(PseudoTerminal.rwsecret) decrypt --no-store --jobs 1 --password-file \(PseudoTerminal.quote(list)) "
+                                             + "\(PseudoTerminal.quote(rn)) \(PseudoTerminal.quote(fixture(vault))) > \(PseudoTerminal.quote(out))",
+                                             environment: environment)
+        #expect(session.status == 0, "\(session.raw)")
+        let drawn = session.raw.components(separatedBy: "\r\u{1B}[K").filter { $0.hasPrefix("rwsecret: ") }
+        let last = try #require(drawn.last, "\(session.raw)")
+        #expect(last.hasPrefix("rwsecret: 2 messages, 100% of "), "\(drawn)")
+        #expect(session.lines.isEmpty, "erased at the end: \(session.lines)")
+    }
 }
