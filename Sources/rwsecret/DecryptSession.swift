@@ -18,7 +18,7 @@ final class DecryptSession: @unchecked Sendable {
     var emptyChainHint: (() -> String)?
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
-    var otherKinds: ((InputFile, _ index: Int) throws -> [KindRecord]?)?
+    var otherKinds: ((InputFile, _ index: Int, inout LineSource) throws -> [KindRecord]?)?
     /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
     /// when a message needs it.
     var memoryOption: String?
@@ -86,7 +86,7 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
-        if let records = try otherKinds?(input, index) {
+        if let records = try otherKinds?(input, index, &rows) {
             // The progress line counts the whole input done: read to its end by the kind.
             writer.startInput(input.fd)
             if input.isRegularFile { _ = lseek(input.fd, 0, SEEK_END) }

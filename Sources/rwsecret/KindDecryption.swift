@@ -182,11 +182,19 @@ extension KindDecryption {
     /// A YAML file is searched for `!vault` values up to this size.
     static let yamlLimit = 16 << 20
 
-    /// For line mode: the records of `input` when it is a regular file that holds messages of
-    /// another kind (a whole age or Ansible Vault file, or YAML with `!vault` values); nil when
-    /// it holds lines. Read with `pread` from its start, so the line reader is not disturbed.
-    func records(of input: InputFile, index: Int) throws -> [KindRecord]? {
-        guard input.isRegularFile else { return nil }
+    /// For line mode: the records of `input` when it holds messages of another kind (a whole
+    /// age or Ansible Vault file, or, in a regular file, YAML with `!vault` values); nil when it
+    /// holds lines. A regular file is read with `pread` from its start, so the line reader is
+    /// not disturbed; a stream (a pipe, a terminal) is looked at through `rows`, which reads
+    /// no further than its first line, and then read on from there: no byte is read twice.
+    func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {
+        guard input.isRegularFile else {
+            let read: [UInt8]?
+            do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
+            guard let read, let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return nil }
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+            return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+        }
         let prefix = try readAt(input, count: detectionLength)
         if let kind = MessageKinds.detect(prefix[...]) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)

@@ -109,4 +109,35 @@ struct KindRunTests {
         #expect(last.hasPrefix("rwsecret: 2 messages, 100% of "), "\(drawn)")
         #expect(session.lines.isEmpty, "erased at the end: \(session.lines)")
     }
+
+    // MARK: line mode on a pipe
+
+    @Test("line mode finds a whole age or Ansible Vault file on a pipe, as in a regular file")
+    func otherKindsOnAPipe() throws {
+        let vault = "ansible-1.1.vault"
+        let piped = try run(["decrypt", "--no-store", "--password-file", passwords(for: vault)], stdin: try Data(contentsOf: URL(fileURLWithPath: fixture(vault))))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.out == "db_password: hunter2\n")
+        let identity = dir.file("identity", bytes: Array(try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("age-identity.txt"))))
+        chmod(identity, 0o600)
+        for file in ["age-x25519-armored.age", "age-x25519.age"] {
+            let result = try run(["decrypt", "--no-store", "--json", "--identity", identity], stdin: try Data(contentsOf: URL(fileURLWithPath: fixture(file))))
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+            let record = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            #expect(record?["kind"] as? String == "age" && record?["source"] as? String == "-" && record?["status"] as? String == "decrypted", "\(file): \(result.out)")
+        }
+        let scrypt = "age-scrypt-unicode.age"
+        let result = try run(["decrypt", "--no-store", "--password-file", passwords(for: scrypt)], stdin: try Data(contentsOf: URL(fileURLWithPath: fixture(scrypt))))
+        #expect(result.status == 0 && result.out == "a line of text\n", "\(result.stderr)")
+    }
+
+    @Test("on a pipe, lines that begin like another kind but are not one stay lines, each read once")
+    func linesThatBeginLikeAnotherKind() throws {
+        let text = "age-encryption.org is not a message\n" + Messages.password("after it", "rn-pw") + "\n-----BEGIN nothing\n$ANSIBLE\n"
+        let list = dir.file("list", "rn-pw\n")
+        let result = try run(["decrypt", "--no-store", "--password-file", list], stdin: Data(text.utf8))
+        #expect(result.status == 1)
+        #expect(result.out == "after it\n")
+        #expect(result.errLines.count == 3 && result.errLines.first?.hasPrefix("rwsecret: -:1: ") == true, "\(result.errLines)")
+    }
 }
