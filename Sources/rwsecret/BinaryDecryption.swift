@@ -33,6 +33,8 @@ struct BinaryDecryption {
         // A plaintext file is made private (0600): replacing a file of another mode says so.
         let replacedMode = Self.replacedMode(output)
         defer { if let replacedMode, Self.replacedMode(output) == nil { Self.sayModeChanged(output!, from: replacedMode) } }
+        // A regular input that changes while it is read fails, whatever kind it holds.
+        let before = input.isRegularFile ? try? input.status() : nil
         var stream = VerifiedStream(jobs: session.jobs)
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
         stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
@@ -56,9 +58,10 @@ struct BinaryDecryption {
                     { done in progress.update(bytesDone: Int64(done), total: total) }
                 })))
                 return try KindDecryption(session: session, identities: identities)
-                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-")
+                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
+                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false })
             case .notOpened(let failure): return report(shown, failure.words, .failure)
-            case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
+            case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
             case .create(let error) where error.code == EOPNOTSUPP:
                 let name = output ?? "-"

@@ -90,6 +90,10 @@ final class DecryptSession: @unchecked Sendable {
             // The progress line counts the whole input done: read to its end by the kind.
             writer.startInput(input.fd)
             if input.isRegularFile { _ = lseek(input.fd, 0, SEEK_END) }
+            if let stop = records.firstIndex(where: \.emptyChain), let hint = emptyChainHint {
+                pipeline.submit(result: .otherKinds(Array(records[..<stop])))
+                try stopForEmptyChain(pipeline, hint: hint)
+            }
             pipeline.submit(result: .otherKinds(records))
             return
         }
@@ -154,20 +158,22 @@ final class DecryptSession: @unchecked Sendable {
                 throw error
             }
             guard let head else {
-                if message.header.isPasswordBased, let hint = emptyChainHint {
-                    // SPEC "Nothing to try": what came before is written, then one line, and the run
-                    // stops (never one `tried 0` line per message).
-                    emptyChainHint = nil
-                    pipeline.drain()
-                    pipeline.synchronized { writer.finish(); writer.runLine(hint()) }
-                    Output.standardOutput.flush()
-                    throw CommandFailure.silent(emptyChainStatus)
-                }
+                if message.header.isPasswordBased, let hint = emptyChainHint { try stopForEmptyChain(pipeline, hint: hint) }
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
             queue { [gate, place] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
         }
+    }
+
+    /// SPEC "Nothing to try": what came before is written, then one line, and the run stops
+    /// (never one `tried 0` line per message).
+    private func stopForEmptyChain(_ pipeline: OrderedPipeline<Outcome>, hint: () -> String) throws -> Never {
+        emptyChainHint = nil
+        pipeline.drain()
+        pipeline.synchronized { writer.finish(); writer.runLine(hint()) }
+        Output.standardOutput.flush()
+        throw CommandFailure.silent(emptyChainStatus)
     }
 
     /// Writes one outcome (called in input order, under the pipeline's lock).

@@ -17,6 +17,17 @@ struct KindDecryption {
         TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes)
     }
 
+    /// Why a message whose regular input changed while it was read released nothing.
+    static let inputChanged = "the input changed while it was read"
+
+    /// Whether the regular file `input` changed (size, modification or change time) since its
+    /// status was `before`: VerifiedStream's rule for RNCryptor messages.
+    static func changed(_ input: InputFile, since before: stat) -> Bool {
+        guard let after = try? input.status() else { return true }
+        return before.st_size != after.st_size || before.st_mtim.tv_sec != after.st_mtim.tv_sec || before.st_mtim.tv_nsec != after.st_mtim.tv_nsec
+            || before.st_ctim.tv_sec != after.st_ctim.tv_sec || before.st_ctim.tv_nsec != after.st_ctim.tv_nsec
+    }
+
     /// The one line for an OpenPGP message (its own issue will open them).
     static let openPGPHint = "an OpenPGP message: rwsecret cannot open it yet (use gpg -d)"
 
@@ -44,8 +55,10 @@ struct KindDecryption {
 
     /// Opens the message that `input` holds (`kind` recognised it), writing the plaintext to
     /// `destination` once verified; reports the outcome and returns the run's status.
+    /// `inputChanged` says, once the message has verified, whether the input changed while it
+    /// was read (then nothing is released: 74, as for an RNCryptor message).
     func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
-             outputName: String) throws -> ExitStatus {
+             outputName: String, inputChanged: () -> Bool = { false }) throws -> ExitStatus {
         let passwords: [ChainPassword]
         do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
             throw CommandFailure(error)
@@ -60,8 +73,10 @@ struct KindDecryption {
         do {
             opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: PrivateFilePlaintext(file: file))
         } catch {
+            if inputChanged() { return report(name, Self.inputChanged, .ioError) }
             return failed(error, source: name, passwords: passwords.count)
         }
+        if inputChanged() { return report(name, Self.inputChanged, .ioError) }
         if case .password(let password) = opened.openedBy { session.client.messageFinished(openedBy: .password(password)) }
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
@@ -174,6 +189,9 @@ struct KindRecord {
     let result: Result<Decrypted, RowFailure>
     /// The chain password that opened it (it goes first from now on).
     let winner: ChainPassword?
+    /// It needed a password and the chain had none: the run stops with the empty-chain line
+    /// (SPEC "Nothing to try"), as at an RNCryptor message.
+    var emptyChain = false
 }
 
 extension KindDecryption {
@@ -237,7 +255,12 @@ extension KindDecryption {
             }
             return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner)
         } catch {
-            return KindRecord(place: place, result: .failure(.otherKind(words(error).0)), winner: nil)
+            var record = KindRecord(place: place, result: .failure(.otherKind(words(error).0)), winner: nil)
+            // An age file for identities only is not a password's to open.
+            if passwords.isEmpty, error.tried == 0, case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") {
+                record.emptyChain = true
+            }
+            return record
         }
     }
 

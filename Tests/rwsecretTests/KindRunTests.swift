@@ -140,4 +140,40 @@ struct KindRunTests {
         #expect(result.out == "after it\n")
         #expect(result.errLines.count == 3 && result.errLines.first?.hasPrefix("rwsecret: -:1: ") == true, "\(result.errLines)")
     }
+
+    // MARK: the empty chain, a changed input
+
+    @Test("an Ansible Vault or age -p file with no password to try: what came before, then the one empty-chain line, and the run stops")
+    func emptyChainLine() throws {
+        let identity = dir.file("identity", bytes: Array(try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("age-identity.txt"))))
+        chmod(identity, 0o600)
+        for file in ["ansible-1.1.vault", "age-scrypt-unicode.age"] {
+            let result = try run(["decrypt", "--no-store", "--json", "--identity", identity, fixture("age-x25519-armored.age"), fixture(file), fixture("ansible-values.yml")])
+            #expect(result.status == 1, "\(file): \(result.stderr)")
+            #expect(result.errLines.count == 1 && result.errLines.first?.hasPrefix("rwsecret: no password to try: --no-store") == true, "\(file): \(result.errLines)")
+            let records = try result.stdout.split(separator: 0x0a).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
+            #expect(records.map { $0["status"] as? String } == ["decrypted"], "what came before is written, nothing after: \(result.out)")
+        }
+        // The store is the reason: 69, as for an RNCryptor message.
+        let vault = try run(["decrypt", fixture("ansible-values.yml")])
+        #expect(vault.status == 69, "\(vault.stderr)")
+        #expect(vault.errLines.count == 1 && vault.errLines.first?.contains("rwsecret password add") == true, "\(vault.errLines)")
+        // An age file for identities only is no password's: its own line, no empty-chain line.
+        let noIdentity = try run(["decrypt", "--no-store", fixture("age-x25519.age")])
+        #expect(noIdentity.errLines == ["rwsecret: \(fixture("age-x25519.age")):1: an age file for X25519 recipients: no identity given opens it (give --identity FILE)"])
+    }
+
+    @Test("--binary: an age file whose header changes once it was read and verified releases nothing (74), as an RNCryptor message",
+          arguments: [false, true])
+    func inputChangedWhileRead(toFile: Bool) throws {
+        let shim = try Shim.build(Shim.flipOnFirstWrite, named: "flip", in: dir.url)
+        let (file, identity, _) = try bigAgeFile()
+        let out = dir.url.appendingPathComponent("out.bin").path
+        let result = try run(["decrypt", "--no-store", "--identity", identity, "--binary", file] + (toFile ? ["-o", out] : []),
+                             extra: ["LD_PRELOAD": shim, "RWS_FLIP_FILE": file, "RWS_FLIP_OFFSET": "30"])
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.errLines == ["rwsecret: \(file): the input changed while it was read"])
+        #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
 }
