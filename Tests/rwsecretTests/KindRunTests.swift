@@ -176,4 +176,30 @@ struct KindRunTests {
         #expect(result.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: out))
     }
+
+    // MARK: hints (issue 24 item 6)
+
+    /// An age file whose only recipient is a type rwsecret has no identity for (a plugin's).
+    static let foreignAge: [UInt8] = Array("age-encryption.org/v1\n-> piv-p256 c29tZXRoaW5n\n\n--- \(String(repeating: "A", count: 42))Q\n".utf8) + [UInt8](repeating: 7, count: 80)
+
+    @Test("what rwsecret cannot open is one line naming it, in line mode and with --binary, raw and base64",
+          arguments: [("salted", "OpenSSL enc"), ("v4", "RNCryptor v4 draft"), ("age", "an age file for recipients that are not ours (piv-p256): nothing here can open it")])
+    func hintsAreOneLine(_ name: String, _ phrase: String) throws {
+        let raw: [UInt8] = switch name {
+        case "salted": Array("Salted__".utf8) + (0..<56).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 200) }
+        case "v4": Array("RNC".utf8) + [4] + (0..<70).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 129) }
+        default: Self.foreignAge
+        }
+        let rawFile = dir.file("\(name).bin", bytes: raw)
+        var runs: [[String]] = [["decrypt", "--no-store", rawFile], ["decrypt", "--no-store", "--binary", rawFile]]
+        if name != "age" { runs.append(["decrypt", "--no-store", dir.file("\(name).txt", Base64.encode(raw) + "\n")]) }
+        for arguments in runs {
+            let result = try run(arguments, extra: ["RWSECRET_PASSWORD": "pw"])
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            // Base64 lines: the hint once for the input (one line), then each line's own failure (LineSourceTests).
+            let lines = arguments.last!.hasSuffix(".txt") ? 2 : 1
+            #expect(result.errLines.count == lines && result.errLines[0].contains(phrase), "\(arguments): \(result.errLines)")
+        }
+    }
 }
