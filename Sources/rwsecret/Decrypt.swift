@@ -31,6 +31,12 @@ extension RWSecret {
                 also has "authenticated": "ciphertext-only"; without that member the header \
                 and the ciphertext were both authenticated.
 
+                Other kinds: a whole age, Ansible Vault or OpenPGP file (or the !vault values of \
+                a YAML file) is recognised by its content and opened with the same passwords, one \
+                record each (with --binary: any size, released only once verified); age X25519 \
+                files with --identity. Costly password tries (age scrypt, 256 MiB each) run \
+                --jobs at once within --memory. docs/kinds.md says what opens and what does not.
+
                 Base64 wrapped over several lines (any width from 16 columns, spaces inside, \
                 email "> " quoting) is joined; docs/line-format.md gives the rule.
 
@@ -80,7 +86,8 @@ extension RWSecret {
         @Option(parsing: .unconditional, help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
 
-        @Option(help: ArgumentHelp("The memory that costly password tries running at once may use (age scrypt: 256 MiB a try), e.g. 512M or 4G; less than one try's still allows one at a time (default: half the memory available).", valueName: "size"))
+        @Option(help: ArgumentHelp("The memory that costly password tries running at once may use (age scrypt: 256 MiB a try), e.g. 512M or 4G; less than one try's still allows one at a time (default: half the memory available).", valueName: "size"),
+                completion: .list(["512M", "1G", "2G", "4G", "8G"]))
         var memory: String?
 
         @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")

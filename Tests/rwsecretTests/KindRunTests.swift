@@ -202,4 +202,17 @@ struct KindRunTests {
             #expect(result.errLines.count == lines && result.errLines[0].contains(phrase), "\(arguments): \(result.errLines)")
         }
     }
+
+    // MARK: help and man page
+
+    @Test("decrypt --help (the man page's source) names --memory SIZE and --identity FILE, and the man page's examples use them")
+    func helpAndManPage() throws {
+        let help = try run(["decrypt", "--help"]).out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("--memory <size> The memory that costly password tries running at once may use"), "--memory is not in the help")
+        #expect(help.contains("recognised by its content"), "the discussion names the other kinds")
+        #expect(help.contains("(default: half the memory available)"))
+        #expect(help.contains("--identity <file>"))
+        let examples = try String(contentsOf: DocumentationTests.root.appendingPathComponent("Documentation/man/examples/rwsecret.decrypt.mdoc"), encoding: .utf8)
+        #expect(examples.contains("--memory 2G") && examples.contains("--identity "), "\(examples)")
+    }
 }
