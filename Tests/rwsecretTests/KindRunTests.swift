@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RWSecretKit
+import Synchronization
 @testable import rwsecret
 #if canImport(Glibc)
 import Glibc
@@ -139,6 +140,51 @@ struct KindRunTests {
         #expect(result.status == 1)
         #expect(result.out == "after it\n")
         #expect(result.errLines.count == 3 && result.errLines.first?.hasPrefix("rwsecret: -:1: ") == true, "\(result.errLines)")
+    }
+
+    /// The look at a pipe's first line goes no further than that line: a producer that writes
+    /// one line beginning like another kind and waits gets that line's result at once.
+    @Test("on a pipe that stays open, a first line beginning like another kind is answered without waiting for more", .timeLimit(.minutes(1)))
+    func firstLineIsNotWaitedPast() throws {
+        let process = Process()
+        process.executableURL = RWSecretProcess.executable
+        process.arguments = ["decrypt", "--no-store", "--jobs", "1", "--password-file", dir.file("list", "rn-pw\n")]
+        process.environment = RWSecretProcess.environment(home: dir.url)
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.runCheckingDescriptors()
+        ChildInput.catchBrokenPipes()
+        try input.fileHandleForWriting.write(contentsOf: Data(("age-encryption.org, no\n" + Messages.password("answered", "rn-pw") + "\n").utf8))
+        // A run that waits for more than the first line would never answer: after 30 s (the
+        // answer takes milliseconds) the input is closed, so the test ends and says so.
+        let state = Mutex((answered: false, waited: false))
+        let writer = input.fileHandleForWriting
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+            let close = state.withLock { state in
+                guard !state.answered else { return false }
+                state.waited = true
+                return true
+            }
+            if close { try? writer.close() }
+        }
+        var out = Data()
+        while !String(decoding: out, as: UTF8.self).contains("answered\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            out += chunk
+        }
+        let waited = state.withLock { state in
+            state.answered = true
+            return state.waited
+        }
+        if !waited { try writer.close() }
+        out += output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(!waited, "no answer until the input was closed: the run waited past the first line")
+        #expect(String(decoding: out, as: UTF8.self) == "answered\n")
+        #expect(process.terminationStatus == 1)
     }
 
     // MARK: the empty chain, a changed input
