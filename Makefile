@@ -34,7 +34,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update api-breaking release-check demo bench bench-scaling bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update api-breaking release-check demo bench bench-scaling bench-peers bench-age man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -155,6 +155,13 @@ bench-scaling: release
 ## OpenSSL's own tools, round-robin in one run, every output checked; SIZES="16 256 1024" (MiB), QUICK=1
 bench-peers: release
 	bash scripts/side-by-side.sh "$(DIST)/rwsecret"
+
+## bench-age: a 1 GiB age file on disk opened by rwsecret and by age -d side by side (scripts/bench-age.sh):
+## median wall time over ROUNDS=7 alternating rounds and peak RSS, against issue 24's 1.3x and 64 MiB;
+## SIZE_MIB=1024, WORK=.build/bench-age (on disk), STDOUT=1 also times both writing to stdout (docs/kinds.md)
+bench-age: EXTRA_APT_PACKAGES = age time
+bench-age: release
+	bash scripts/bench-age.sh "$(DIST)/rwsecret"
 
 ## spark-deps: PySpark, pandas and pyarrow from PyPI in a virtual environment under the build folder,
 ## Java, and GNU parallel (its recipe is tested by test-spark)

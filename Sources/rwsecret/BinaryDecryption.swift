@@ -34,6 +34,8 @@ struct BinaryDecryption {
         // A plaintext file is made private (0600): replacing a file of another mode says so.
         let replacedMode = Self.replacedMode(output)
         defer { if let replacedMode, Self.replacedMode(output) == nil { Self.sayModeChanged(output!, from: replacedMode) } }
+        // A regular input that changes while it is read fails, whatever kind it holds.
+        let before = input.isRegularFile ? try? input.status() : nil
         var stream = VerifiedStream(jobs: session.jobs)
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
         stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
@@ -51,11 +53,16 @@ struct BinaryDecryption {
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
             case .otherKind(let read):
                 guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
-                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input)))
+                // The progress line goes on over the kind's reads (the first chunk counted already).
+                let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
+                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input, counted: read.count, progress: progress.map { progress in
+                    { done in progress.update(bytesDone: Int64(done), total: total) }
+                })))
                 return try KindDecryption(session: session, identities: identities)
-                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-")
+                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
+                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false })
             case .notOpened(let failure): return report(shown, failure.words, .failure)
-            case .inputChanged: return report(shown, "the input changed while it was read", .ioError)
+            case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)
             case .create(let error) where error.code == EOPNOTSUPP:
                 let name = output ?? "-"

@@ -31,6 +31,12 @@ extension RWSecret {
                 also has "authenticated": "ciphertext-only"; without that member the header \
                 and the ciphertext were both authenticated.
 
+                Other kinds: a whole age, Ansible Vault or OpenPGP file (or the !vault values of \
+                a YAML file) is recognised by its content and opened with the same passwords, one \
+                record each (with --binary: any size, released only once verified); age X25519 \
+                files with --identity. Costly password tries (age scrypt, 256 MiB each) run \
+                --jobs at once within --memory. docs/kinds.md says what opens and what does not.
+
                 Base64 wrapped over several lines (any width from 16 columns, spaces inside, \
                 email "> " quoting) is joined; docs/line-format.md gives the rule.
 
@@ -80,6 +86,10 @@ extension RWSecret {
         @Option(parsing: .unconditional, help: ArgumentHelp("Work on this many messages or passwords at once (default: $RWSECRET_JOBS, else the CPUs this process may run on).", valueName: "n"))
         var jobs: Int?
 
+        @Option(help: ArgumentHelp("The memory that costly password tries running at once may use (age scrypt: 256 MiB a try), e.g. 512M or 4G; less than one try's still allows one at a time (default: half the memory available).", valueName: "size"),
+                completion: .list(["512M", "1G", "2G", "4G", "8G"]))
+        var memory: String?
+
         @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")
         var allowLegacy = false
 
@@ -96,6 +106,7 @@ extension RWSecret {
             if json && binary { throw ValidationError("--json cannot be combined with --binary") }
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+            if let memory, MemoryBudget.parse(memory) == nil { throw ValidationError(MemoryBudget.usage) }
             if !(1...KeyDerivation.maximumIterations).contains(iterations) {
                 throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
             }
@@ -144,6 +155,7 @@ extension RWSecret {
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
+            session.memoryOption = memory
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             // Read when the first age file needs them, from the store the chain has opened by then
             // (KindDecryption asks the chain for its passwords first); none with --no-store.
@@ -152,7 +164,7 @@ extension RWSecret {
             }
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
-            if !inBand && !idColumn { session.otherKinds = { input, index in try kinds.records(of: input, index: index) } }
+            if !inBand && !idColumn { session.otherKinds = { input, index, rows in try kinds.records(of: input, index: index, rows: &rows) } }
             // The closure holds `kinds`, which holds the session: break the cycle, so that the
             // session and its client (the passwords, wiped when released) go before exit.
             defer { session.otherKinds = nil }

@@ -18,7 +18,10 @@ final class DecryptSession: @unchecked Sendable {
     var emptyChainHint: (() -> String)?
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
-    var otherKinds: ((InputFile, _ index: Int) throws -> [KindRecord]?)?
+    var otherKinds: ((InputFile, _ index: Int, inout LineSource) throws -> [KindRecord]?)?
+    /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
+    /// when a message needs it.
+    var memoryOption: String?
     /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
     var emptyChainStatus = ExitStatus.failure
 
@@ -83,7 +86,14 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
-        if let records = try otherKinds?(input, index) {
+        if let records = try otherKinds?(input, index, &rows) {
+            // The progress line counts the whole input done: read to its end by the kind.
+            writer.startInput(input.fd)
+            if input.isRegularFile { _ = lseek(input.fd, 0, SEEK_END) }
+            if let stop = records.firstIndex(where: \.emptyChain), let hint = emptyChainHint {
+                pipeline.submit(result: .otherKinds(Array(records[..<stop])))
+                try stopForEmptyChain(pipeline, hint: hint)
+            }
             pipeline.submit(result: .otherKinds(records))
             return
         }
@@ -148,20 +158,22 @@ final class DecryptSession: @unchecked Sendable {
                 throw error
             }
             guard let head else {
-                if message.header.isPasswordBased, let hint = emptyChainHint {
-                    // SPEC "Nothing to try": what came before is written, then one line, and the run
-                    // stops (never one `tried 0` line per message).
-                    emptyChainHint = nil
-                    pipeline.drain()
-                    pipeline.synchronized { writer.finish(); writer.runLine(hint()) }
-                    Output.standardOutput.flush()
-                    throw CommandFailure.silent(emptyChainStatus)
-                }
+                if message.header.isPasswordBased, let hint = emptyChainHint { try stopForEmptyChain(pipeline, hint: hint) }
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
             queue { [gate, place] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
         }
+    }
+
+    /// SPEC "Nothing to try": what came before is written, then one line, and the run stops
+    /// (never one `tried 0` line per message).
+    private func stopForEmptyChain(_ pipeline: OrderedPipeline<Outcome>, hint: () -> String) throws -> Never {
+        emptyChainHint = nil
+        pipeline.drain()
+        pipeline.synchronized { writer.finish(); writer.runLine(hint()) }
+        Output.standardOutput.flush()
+        throw CommandFailure.silent(emptyChainStatus)
     }
 
     /// Writes one outcome (called in input order, under the pipeline's lock).

@@ -18,10 +18,21 @@ struct KindDecryption {
         kind == AgeKind.self ? try identities.identities() : []
     }
 
-    /// scrypt tries run up to --jobs at once, within half the memory available now.
-    var scryptBatch: AgeScryptBatch {
-        let available = Int(sysconf(Int32(_SC_AVPHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
-        return AgeScryptBatch(jobs: session.jobs, memoryBudget: max(available / 2, AgeScryptBatch.memoryPerTry(logN: 18)))
+    /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
+    /// half the memory available now).
+    var budget: TryBudget {
+        TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes)
+    }
+
+    /// Why a message whose regular input changed while it was read released nothing.
+    static let inputChanged = "the input changed while it was read"
+
+    /// Whether the regular file `input` changed (size, modification or change time) since its
+    /// status was `before`: VerifiedStream's rule for RNCryptor messages.
+    static func changed(_ input: InputFile, since before: stat) -> Bool {
+        guard let after = try? input.status() else { return true }
+        return before.st_size != after.st_size || before.st_mtim.tv_sec != after.st_mtim.tv_sec || before.st_mtim.tv_nsec != after.st_mtim.tv_nsec
+            || before.st_ctim.tv_sec != after.st_ctim.tv_sec || before.st_ctim.tv_nsec != after.st_ctim.tv_nsec
     }
 
     /// The one line for an OpenPGP message (its own issue will open them).
@@ -51,8 +62,10 @@ struct KindDecryption {
 
     /// Opens the message that `input` holds (`kind` recognised it), writing the plaintext to
     /// `destination` once verified; reports the outcome and returns the run's status.
+    /// `inputChanged` says, once the message has verified, whether the input changed while it
+    /// was read (then nothing is released: 74, as for an RNCryptor message).
     func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
-             outputName: String) throws -> ExitStatus {
+             outputName: String, inputChanged: () -> Bool = { false }) throws -> ExitStatus {
         let passwords: [ChainPassword]
         do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
             throw CommandFailure(error)
@@ -66,11 +79,13 @@ struct KindDecryption {
         let offered = try self.offered(to: kind)
         let opened: KindOpened
         do {
-            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, scrypt: scryptBatch, into: PrivateFilePlaintext(file: file))
+            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: PrivateFilePlaintext(file: file))
         } catch {
+            if inputChanged() { return report(name, Self.inputChanged, .ioError) }
             let (reason, status) = words(error, identities: offered.count)
             return report(name, reason, status)
         }
+        if inputChanged() { return report(name, Self.inputChanged, .ioError) }
         switch opened.openedBy {
         case .password(let password): session.client.messageFinished(openedBy: .password(password))
         case .identity(let name): identities.finished(openedBy: name)
@@ -181,6 +196,9 @@ struct KindRecord {
     let result: Result<Decrypted, RowFailure>
     /// The chain password that opened it (it goes first from now on).
     let winner: ChainPassword?
+    /// It needed a password and the chain had none: the run stops with the empty-chain line
+    /// (SPEC "Nothing to try"), as at an RNCryptor message.
+    var emptyChain = false
 }
 
 extension KindDecryption {
@@ -189,11 +207,19 @@ extension KindDecryption {
     /// A YAML file is searched for `!vault` values up to this size.
     static let yamlLimit = 16 << 20
 
-    /// For line mode: the records of `input` when it is a regular file that holds messages of
-    /// another kind (a whole age or Ansible Vault file, or YAML with `!vault` values); nil when
-    /// it holds lines. Read with `pread` from its start, so the line reader is not disturbed.
-    func records(of input: InputFile, index: Int) throws -> [KindRecord]? {
-        guard input.isRegularFile else { return nil }
+    /// For line mode: the records of `input` when it holds messages of another kind (a whole
+    /// age or Ansible Vault file, or, in a regular file, YAML with `!vault` values); nil when it
+    /// holds lines. A regular file is read with `pread` from its start, so the line reader is
+    /// not disturbed; a stream (a pipe, a terminal) is looked at through `rows`, which reads
+    /// no further than its first line, and then read on from there: no byte is read twice.
+    func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {
+        guard input.isRegularFile else {
+            let read: [UInt8]?
+            do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
+            guard let read, let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return nil }
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+            return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+        }
         let prefix = try readAt(input, count: detectionLength)
         if let kind = MessageKinds.detect(prefix[...]) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
@@ -217,7 +243,7 @@ extension KindDecryption {
         let sink = MemoryPlaintext(limit: Self.lineModeLimit)
         let offered = try self.offered(to: kind)
         do {
-            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, scrypt: scryptBatch, into: sink)
+            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink)
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
                                        + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
@@ -238,7 +264,12 @@ extension KindDecryption {
             }
             return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner)
         } catch {
-            return KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.count).0)), winner: nil)
+            var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.count).0)), winner: nil)
+            // An age file for identities only is not a password's to open.
+            if passwords.isEmpty, error.tried == 0, case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") {
+                record.emptyChain = true
+            }
+            return record
         }
     }
 
@@ -285,14 +316,25 @@ final class PreadSource: ByteSource {
     }
 }
 
-/// The rest of an input read through its descriptor.
+/// The rest of an input read through its descriptor; `progress` is told the bytes of the
+/// input read so far (`counted` of them before this source) after each read.
 final class DescriptorSource: ByteSource {
     private let file: InputFile
+    private var done: Int
+    private let progress: ((Int) -> Void)?
 
-    init(_ file: InputFile) { self.file = file }
+    init(_ file: InputFile, counted: Int = 0, progress: ((Int) -> Void)? = nil) {
+        self.file = file
+        done = counted
+        self.progress = progress
+    }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
         guard buffer.count > 0 else { return 0 }
-        do { return try file.read(into: buffer.baseAddress!, count: buffer.count) } catch { throw .io(error) }
+        let n: Int
+        do { n = try file.read(into: buffer.baseAddress!, count: buffer.count) } catch { throw .io(error) }
+        done += n
+        progress?(done)
+        return n
     }
 }

@@ -98,6 +98,24 @@ struct LineSource {
         }
     }
 
+    /// For an input read as a stream (a pipe, a terminal, a socket): all it has given so far
+    /// when it opens like a message of another kind (age, Ansible Vault, OpenPGP), else nil.
+    /// Looks further only when the first byte can begin one (or the input is binary), and
+    /// then no further than its first line: text that is lines is read once, by `next()`.
+    mutating func otherKindPrefix() throws -> [UInt8]? {
+        guard let first = try reader.peek(atLeast: 1).first else { return nil }
+        let prefix: ArraySlice<UInt8>
+        if MessageKinds.mayBegin(first) {
+            prefix = try reader.peekLine(atMost: detectionLength)
+        } else if kind == .binary {
+            prefix = try reader.peek(atLeast: detectionLength)
+        } else {
+            return nil
+        }
+        guard MessageKinds.detect(prefix.prefix(detectionLength)) != nil else { return nil }
+        return Array(try reader.peek(atLeast: 0))
+    }
+
     /// A raw message starts with its version (0–3), then bytes that are not base64 text.
     static func looksRaw(_ prefix: ArraySlice<UInt8>) -> Bool {
         guard let version = prefix.first, version <= 3 else { return false }

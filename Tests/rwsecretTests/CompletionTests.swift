@@ -50,6 +50,15 @@ struct CompletionTests {
         #expect(try complete("rwsecret password copy --to ") == ["file", "keyring"])
     }
 
+    @Test("decrypt's options for other kinds complete: --identity a file, --memory sizes")
+    func kindOptions() throws {
+        _ = home.file("mine.key", "")
+        #expect(try complete("rwsecret decrypt --mem") == ["--memory"])
+        #expect(try complete("rwsecret decrypt --memory ") == ["1G", "2G", "4G", "512M", "8G"])
+        #expect(try complete("rwsecret decrypt --ident") == ["--identity"])
+        #expect(try complete("rwsecret decrypt --identity mi") == ["mine.key"])
+    }
+
     @Test("file arguments and file options complete file names")
     func files() throws {
         _ = home.file("messages.txt", "")

@@ -72,16 +72,16 @@ extension MessageKinds {
     /// then the identities in the order given (the caller's: the store's and the run's, the
     /// last winner first): the first that fits wins. The plaintext goes to `sink`, which
     /// the caller releases only when this returns.
-    /// A costly KDF (age's scrypt) tries several passwords at once through `scrypt`.
+    /// A costly KDF (age's scrypt) tries several passwords at once, within `budget`.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
-                                             scrypt: AgeScryptBatch = AgeScryptBatch(jobs: 1, memoryBudget: 0),
+                                             budget: TryBudget = .oneAtATime,
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
             // scrypt stanzas are alone in their header: only passwords can open them.
             let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?
-            do { outcome = try scrypt.unlock(age, passwords: passwords.map(\.secret)) } catch {
+            do { outcome = try AgeScryptBatch(budget: budget).unlock(age, passwords: passwords.map(\.secret)) } catch {
                 throw KindFailure(kind: K.name, error: error, tried: passwords.count)
             }
             guard let outcome, let found = outcome.found else {

@@ -36,8 +36,19 @@ struct LineReader {
     /// The first bytes of the input, at least `count` of them unless the input is shorter
     /// (reads no further than needed). Call before `next()`.
     mutating func peek(atLeast count: Int) throws -> ArraySlice<UInt8> {
+        try peek(atLeast: count, orLine: false)
+    }
+
+    /// The first bytes of the input, through its first LF or `count` of them, whichever comes
+    /// first (or all of a shorter input): a person typing, or a producer that writes one line
+    /// and waits, is not waited for beyond it. Call before `next()`.
+    mutating func peekLine(atMost count: Int) throws -> ArraySlice<UInt8> {
+        try peek(atLeast: count, orLine: true)
+    }
+
+    private mutating func peek(atLeast count: Int, orLine: Bool) throws -> ArraySlice<UInt8> {
         precondition(lineNumber == 0 && start == 0 && count <= buffer.count)
-        while end < count && !atEnd {
+        while end < count && !atEnd && !(orLine && buffer[0..<end].contains(UInt8(ascii: "\n"))) {
             let n = try buffer.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) throws -> Int in
                 try input.read(into: raw.baseAddress! + end, count: raw.count - end)
             }

@@ -165,7 +165,7 @@ struct AgeScryptBatchTests {
         let passwords = Self.chain(["a", "b", "password", "c", "password", "d"])
         let sink = MemoryPlaintext()
         let opened = try MessageKinds.open(AgeKind.self, input: KindInput(bytes: Self.vector.file), passwords: passwords, identities: [],
-                                           scrypt: AgeScryptBatch(jobs: 6, memoryBudget: 1 << 30), into: sink)
+                                           budget: TryBudget(jobs: 6, memory: 1 << 30), into: sink)
         guard case .password(let winner) = opened.openedBy else { Issue.record("not opened by a password"); return }
         #expect(winner.name == "p3")
         #expect(opened.tried == 3)
@@ -183,7 +183,7 @@ struct AgeScryptBatchTests {
         #expect(AgeScryptBatch(jobs: 16, memoryBudget: 8 << 30).atOnce(count: 10, logN: 22) == 2, "4 GiB a try at work factor 22")
         do {
             _ = try MessageKinds.open(AgeKind.self, input: KindInput(bytes: Self.vector.file), passwords: Self.chain(["a", "b", "c", "d", "e"]),
-                                      identities: [], scrypt: AgeScryptBatch(jobs: 4, memoryBudget: 2 * perTry), into: MemoryPlaintext())
+                                      identities: [], budget: TryBudget(jobs: 4, memory: 2 * perTry), into: MemoryPlaintext())
             Issue.record("opened with wrong passwords")
         } catch {
             #expect(error.error == .noMatch(["scrypt"]))

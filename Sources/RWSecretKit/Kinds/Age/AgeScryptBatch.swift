@@ -2,25 +2,22 @@ import Dispatch
 
 /// Several passwords tried at once against an age scrypt stanza: each try costs one scrypt
 /// (age's default, work factor 18: 256 MiB and about a second), so up to `jobs` run on threads
-/// of their own, as many as `memoryBudget` holds. The outcome is decided in chain order: the
-/// first password of the list whose file key unwraps wins, whatever finishes first.
+/// of their own, as many as the run's memory budget (`TryBudget`) holds. The outcome is decided
+/// in chain order: the first password of the list whose file key unwraps wins, whatever
+/// finishes first.
 package struct AgeScryptBatch {
-    /// Threads to use.
-    package var jobs: Int
-    /// Bytes all the tries at once may use.
-    package var memoryBudget: Int
+    package var budget: TryBudget
 
-    package init(jobs: Int, memoryBudget: Int) {
-        self.jobs = max(1, jobs)
-        self.memoryBudget = memoryBudget
-    }
+    package init(budget: TryBudget) { self.budget = budget }
+
+    package init(jobs: Int, memoryBudget: Int) { budget = TryBudget(jobs: jobs, memory: memoryBudget) }
 
     /// The memory one scrypt of work factor `logN` (r = 8) needs.
     package static func memoryPerTry(logN: Int) -> Int { 128 * 8 << logN }
 
     /// How many tries run at once for `count` passwords at work factor `logN`.
     package func atOnce(count: Int, logN: Int) -> Int {
-        max(1, min(jobs, count, memoryBudget / Self.memoryPerTry(logN: logN)))
+        budget.atOnce(count: count, perTry: Self.memoryPerTry(logN: logN))
     }
 
     /// What a run of tries cost, for the verbose line.
@@ -29,10 +26,22 @@ package struct AgeScryptBatch {
         package let atOnce: Int
         package let tries: Int
         package let milliseconds: Int
+        /// The budget's memory, in bytes.
+        package var budget = 0
 
+        /// `scrypt work factor 18: 256 MiB per try, 4 tried, 2 at once (memory budget 11.2 GiB), 2010 ms, about 1005 ms a try`:
+        /// a try's wall time is that of its round (tries run `atOnce` at a time).
         package var words: String {
             let mib = AgeScryptBatch.memoryPerTry(logN: logN) >> 20
-            return "scrypt work factor \(logN): \(mib) MiB per try, \(tries) tried, \(atOnce) at once, \(milliseconds) ms"
+            let rounds = max(1, (tries + atOnce - 1) / max(1, atOnce))
+            return "scrypt work factor \(logN): \(mib) MiB per try, \(tries) tried, \(atOnce) at once (memory budget \(Self.size(budget))), "
+                + "\(milliseconds) ms, about \(milliseconds / rounds) ms a try"
+        }
+
+        /// 300 MiB, 11.2 GiB
+        static func size(_ bytes: Int) -> String {
+            if bytes >= 1 << 30 { return "\((Double(bytes) / Double(1 << 30) * 10).rounded() / 10) GiB" }
+            return "\(bytes >> 20) MiB"
         }
     }
 
@@ -47,7 +56,7 @@ package struct AgeScryptBatch {
         func cost() -> Cost {
             let elapsed = clock.now - started
             let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-            return Cost(logN: scrypt.logN, atOnce: width, tries: tried, milliseconds: ms)
+            return Cost(logN: scrypt.logN, atOnce: width, tries: tried, milliseconds: ms, budget: budget.memory)
         }
         var start = 0
         while start < passwords.count {

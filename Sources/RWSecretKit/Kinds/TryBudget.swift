@@ -1,0 +1,27 @@
+/// What the tries of a costly key derivation (age's scrypt; OpenPGP's Argon2 on the same
+/// terms) may take at once: threads and memory. One value per run (`decrypt --jobs`,
+/// `--memory`), handed to every kind that tries several passwords in parallel.
+///
+/// A budget smaller than one try still allows one try at a time: the budget bounds how many
+/// run together, never whether a message can be opened (a work factor's own limit, such as
+/// age's 22, is what refuses a derivation too costly to run at all).
+package struct TryBudget: Sendable, Equatable {
+    /// Threads to use.
+    package var jobs: Int
+    /// Bytes all the tries at once may use.
+    package var memory: Int
+
+    package init(jobs: Int, memory: Int) {
+        self.jobs = max(1, jobs)
+        self.memory = max(0, memory)
+    }
+
+    /// One try at a time, whatever it costs.
+    package static let oneAtATime = TryBudget(jobs: 1, memory: 0)
+
+    /// How many tries of `perTry` bytes each run at once for `count` candidates: at most
+    /// `jobs`, as many as `memory` holds, and at least one.
+    package func atOnce(count: Int, perTry: Int) -> Int {
+        max(1, min(jobs, count, perTry > 0 ? memory / perTry : jobs))
+    }
+}
