@@ -2,7 +2,7 @@
 # everything else is installed by `make deps`.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11 zlib1g-dev libbz2-dev
+APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11 zlib1g-dev libbz2-dev libargon2-dev
 # `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
 # and count instructions under callgrind; `decrypt --binary -o` is tested on a bindfs (FUSE)
 # mount, a filesystem without O_TMPFILE (skipped, saying so, where there is no /dev/fuse); the
