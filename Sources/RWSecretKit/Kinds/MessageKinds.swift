@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The kinds of message besides RNCryptor (which keeps its own, faster path), in the order
 /// their `detect` is asked. Adding a kind: its folder, and one line here.
 package enum MessageKinds {
@@ -102,22 +104,53 @@ extension MessageKinds {
         }
         offers += identities.indices.map { (identities[$0].credential, nil, $0) }
         var triedPasswords = Set<Int>()
-        for offer in offers {
-            let unlocked: Unlock<K.Key>
-            do { unlocked = try K.unlock(header, with: offer.credential) } catch {
-                if let index = offer.password { triedPasswords.insert(index) }
-                throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+        // A costly OpenPGP S2K (Argon2, a high iterated count): several offers at once, as
+        // age's scrypt, decided in order all the same.
+        let costly = Self.costlyS2K(header)
+        let width = costly.map { scrypt.atOnce(count: offers.count, memoryPerTry: $0.memory, threads: $0.threads) } ?? 1
+        let clock = ContinuousClock()
+        let started = clock.now
+        var start = 0
+        while start < offers.count {
+            let batch = Array(offers[start..<min(start + width, offers.count)])
+            start += batch.count
+            let slots = ResultSlots<Result<Unlock<K.Key>, KindError>>(count: batch.count)
+            let shared = UncheckedBox((header, batch))
+            let attempt: @Sendable (Int) -> Void = { index in
+                let (header, batch) = shared.value
+                do throws(KindError) { slots[index] = .success(try K.unlock(header, with: batch[index].credential)) } catch { slots[index] = .failure(error) }
             }
-            switch unlocked {
-            case .notApplicable: continue
-            case .wrongCredential: if let index = offer.password { triedPasswords.insert(index) }
-            case .unlocked(let key):
-                if let index = offer.password { triedPasswords.insert(index) }
-                do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+            if batch.count > 1 {
+                DispatchQueue.concurrentPerform(iterations: batch.count, execute: attempt)
+            } else {
+                attempt(0)
+            }
+            for (index, offer) in batch.enumerated() {
+                let unlocked: Unlock<K.Key>
+                switch slots[index]! {
+                case .success(let value): unlocked = value
+                case .failure(let error):
+                    if let index = offer.password { triedPasswords.insert(index) }
                     throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
                 }
-                let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
-                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count, literal: K.literal(header))
+                switch unlocked {
+                case .notApplicable: continue
+                case .wrongCredential: if let index = offer.password { triedPasswords.insert(index) }
+                case .unlocked(let key):
+                    if let index = offer.password { triedPasswords.insert(index) }
+                    do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+                        throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count)
+                    }
+                    let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
+                    var cost: AgeScryptBatch.Cost? = nil
+                    if let costly {
+                        let elapsed = clock.now - started
+                        let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+                        cost = AgeScryptBatch.Cost(logN: 0, atOnce: width, tries: start - batch.count + index + 1, milliseconds: ms,
+                                                   kdf: costly.words, memoryPerTry: costly.memory)
+                    }
+                    return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count, cost: cost, literal: K.literal(header))
+                }
             }
         }
         throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count)
@@ -125,11 +158,26 @@ extension MessageKinds {
 }
 
 extension MessageKinds {
+    /// An OpenPGP message's costliest S2K when it is worth several tries at once: its memory and
+    /// threads per try, and its words for the verbose line; nil for any other message.
+    fileprivate static func costlyS2K(_ header: some Any) -> (memory: Int, threads: Int, words: String)? {
+        guard let pgp = header as? OpenPGPKind.Header else { return nil }
+        let costly = pgp.skesks.map(\.s2k).filter(\.isCostly)
+        guard let worst = costly.max(by: { $0.memoryPerTry < $1.memoryPerTry }) else { return nil }
+        return (worst.memoryPerTry, costly.map(\.threads).max() ?? 1, worst.words)
+    }
+
     /// AgeKind's key as `K`'s (the same type when `K` is AgeKind).
     fileprivate static func key<K: MessageKind>(_: AgeKind.Type, as _: K.Type) -> ((SecretBytes) -> K.Key)? {
         guard K.Key.self == SecretBytes.self else { return nil }
         return { $0 as! K.Key }
     }
+}
+
+/// A value handed to concurrent tries that only read it.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Why a message of another kind did not open, with how many passwords were tried.

@@ -102,3 +102,61 @@ struct OpenPGPRFC9580Tests {
         }
     }
 }
+
+@Suite("OpenPGP: a costly S2K is tried for several passwords at once, within the memory budget, decided in chain order")
+struct OpenPGPParallelTriesTests {
+    static func chain(_ secrets: [String]) -> [ChainPassword] {
+        secrets.enumerated().map { ChainPassword(name: "p\($0.offset)", secret: SecretBytes(Array($0.element.utf8))) }
+    }
+
+    @Test("the EAX sample (iterated S2K, 65 MB hashed per try): 4 passwords, 4 at once, the last one wins with tried 4")
+    func parallelInOrder() throws {
+        let message = OpenPGPRFC9580Tests.bytes("a9-v6skesk-aes128-eax.asc")
+        let sink = MemoryPlaintext()
+        let opened = try MessageKinds.open(OpenPGPKind.self, input: KindInput(bytes: message), passwords: Self.chain(["a", "b", "c", "password"]),
+                                           identities: [], scrypt: AgeScryptBatch(jobs: 4, memoryBudget: 1 << 30), into: sink)
+        #expect(sink.bytes == OpenPGPRFC9580Tests.plaintext)
+        #expect(opened.tried == 4)
+        guard case .password(let password) = opened.openedBy else { Issue.record("not a password"); return }
+        #expect(password.name == "p3")
+        let cost = try #require(opened.cost, "no cost line for a costly S2K")
+        #expect(cost.atOnce == 4 && cost.tries == 4)
+        #expect(cost.words.hasPrefix("OpenPGP iterated S2K (65011712 bytes hashed): 64 KiB per try, 4 tried, 4 at once"), "\(cost.words)")
+    }
+
+    @Test("two right passwords in one batch: the first in chain order wins, whichever finishes first")
+    func firstInChainWins() throws {
+        let message = OpenPGPRFC9580Tests.bytes("a10-v6skesk-aes128-ocb.asc")
+        let opened = try MessageKinds.open(OpenPGPKind.self, input: KindInput(bytes: message), passwords: Self.chain(["x", "password", "password"]),
+                                           identities: [], scrypt: AgeScryptBatch(jobs: 3, memoryBudget: 1 << 30), into: MemoryPlaintext())
+        guard case .password(let password) = opened.openedBy else { Issue.record("not a password"); return }
+        #expect(password.name == "p1" && opened.tried == 2)
+    }
+
+    @Test("how many at once: --jobs over the Argon2 lanes, within the memory budget, at least one")
+    func width() {
+        let gib = 1 << 30
+        // The RFC's Argon2 samples: 2 GiB and 4 lanes per try.
+        #expect(AgeScryptBatch(jobs: 8, memoryBudget: 5 * gib).atOnce(count: 10, memoryPerTry: 2 * gib, threads: 4) == 2)
+        #expect(AgeScryptBatch(jobs: 16, memoryBudget: 5 * gib).atOnce(count: 10, memoryPerTry: 2 * gib, threads: 4) == 2)
+        #expect(AgeScryptBatch(jobs: 16, memoryBudget: 64 * gib).atOnce(count: 10, memoryPerTry: 2 * gib, threads: 4) == 4)
+        #expect(AgeScryptBatch(jobs: 8, memoryBudget: gib).atOnce(count: 10, memoryPerTry: 2 * gib, threads: 4) == 1)
+        #expect(AgeScryptBatch(jobs: 8, memoryBudget: gib).atOnce(count: 3, memoryPerTry: 64 << 10) == 3)
+        let s2k = OpenPGPS2K(mode: .argon2([UInt8](repeating: 0, count: 16), passes: 1, parallelism: 4, memoryExponent: 21), hash: 0)
+        #expect(s2k.memoryPerTry == 2 * gib && s2k.threads == 4 && s2k.isCostly)
+        #expect(!OpenPGPS2K(mode: .iterated([UInt8](repeating: 0, count: 8), count: 65536), hash: 8).isCostly)
+    }
+
+    @Test("an Argon2 S2K asking for more than 4 GiB per try is refused before any try")
+    func argon2Limit() throws {
+        var message = OpenPGPRFC9580Tests.bytes("a12.1-v4skesk-argon2-aes128.asc")
+        // Binary form, memory exponent 21 -> 23 (8 GiB).
+        let text = String(decoding: message, as: UTF8.self)
+        let body = text.split(separator: "\n").filter { !$0.hasPrefix("-----") && !$0.isEmpty && !$0.hasPrefix("=") }.joined()
+        message = try #require(Data(base64Encoded: body).map { Array($0) })
+        try #require(message[23] == 21)
+        message[23] = 23
+        guard case .failure(.refused(let line)) = openPGP(message, [OpenPGPRFC9580Tests.password]).result else { Issue.record("not refused"); return }
+        #expect(line.contains("8 GiB per try"), "\(line)")
+    }
+}

@@ -20,7 +20,13 @@ package struct AgeScryptBatch {
 
     /// How many tries run at once for `count` passwords at work factor `logN`.
     package func atOnce(count: Int, logN: Int) -> Int {
-        max(1, min(jobs, count, memoryBudget / Self.memoryPerTry(logN: logN)))
+        atOnce(count: count, memoryPerTry: Self.memoryPerTry(logN: logN))
+    }
+
+    /// How many tries of any costly KDF (scrypt, OpenPGP's Argon2 or iterated S2K) run at once
+    /// for `count` passwords, each needing `memoryPerTry` bytes and `threads` threads of its own.
+    package func atOnce(count: Int, memoryPerTry: Int, threads: Int = 1) -> Int {
+        max(1, min(jobs / max(1, threads), count, memoryBudget / max(1, memoryPerTry)))
     }
 
     /// What a run of tries cost, for the verbose line.
@@ -29,8 +35,15 @@ package struct AgeScryptBatch {
         package let atOnce: Int
         package let tries: Int
         package let milliseconds: Int
+        /// Another KDF than scrypt (OpenPGP's S2K): its description and memory per try.
+        package var kdf: String? = nil
+        package var memoryPerTry = 0
 
         package var words: String {
+            if let kdf {
+                let memory = memoryPerTry >= 1 << 20 ? "\(memoryPerTry >> 20) MiB" : "\(memoryPerTry >> 10) KiB"
+                return "\(kdf): \(memory) per try, \(tries) tried, \(atOnce) at once, \(milliseconds) ms"
+            }
             let mib = AgeScryptBatch.memoryPerTry(logN: logN) >> 20
             return "scrypt work factor \(logN): \(mib) MiB per try, \(tries) tried, \(atOnce) at once, \(milliseconds) ms"
         }

@@ -173,6 +173,22 @@ package struct OpenPGPS2K: Sendable, Equatable {
         }
     }
 
+    /// The threads one derivation runs on (Argon2: its lanes).
+    package var threads: Int {
+        if case .argon2(_, _, let p, _) = mode { return Int(p) }
+        return 1
+    }
+
+    /// The S2K in words, for the verbose line.
+    package var words: String {
+        switch mode {
+        case .argon2(_, let t, let p, let m): "OpenPGP Argon2 S2K (t=\(t), p=\(p), m=2^\(m) KiB)"
+        case .iterated(_, let count): "OpenPGP iterated S2K (\(count) bytes hashed)"
+        case .salted: "OpenPGP salted S2K"
+        case .simple: "OpenPGP simple S2K"
+        }
+    }
+
     /// Checks what can be checked before any password is tried.
     func validate() throws(KindError) {
         if case .argon2(_, let passes, let parallelism, let m) = mode {
