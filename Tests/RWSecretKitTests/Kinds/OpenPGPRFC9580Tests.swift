@@ -1,3 +1,4 @@
+import COpenSSL
 import Foundation
 @testable import RWSecretKit
 import Testing
@@ -158,5 +159,53 @@ struct OpenPGPParallelTriesTests {
         message[23] = 23
         guard case .failure(.refused(let line)) = openPGP(message, [OpenPGPRFC9580Tests.password]).result else { Issue.record("not refused"); return }
         #expect(line.contains("8 GiB per try"), "\(line)")
+    }
+}
+
+@Suite("OpenPGP CFB: AES's whole blocks go through OpenSSL's pipelined AES-ECB, byte for byte OpenSSL's CFB")
+struct OpenPGPCFBTests {
+    /// OpenSSL's own CFB128 encryption.
+    static func encrypt(_ name: String, key: [UInt8], iv: [UInt8], _ plain: [UInt8]) -> [UInt8] {
+        let ctx = EVP_CIPHER_CTX_new()
+        defer { EVP_CIPHER_CTX_free(ctx) }
+        let cipher = EVP_CIPHER_fetch(nil, name, nil)
+        defer { EVP_CIPHER_free(cipher) }
+        var out = [UInt8](repeating: 0, count: plain.count + 16)
+        var written: Int32 = 0
+        _ = EVP_EncryptInit_ex2(ctx, cipher, key, iv, nil)
+        _ = EVP_EncryptUpdate(ctx, &out, &written, plain, Int32(plain.count))
+        return Array(out.prefix(Int(written)))
+    }
+
+    @Test("AES-128/192/256: decrypted in pieces of every size from 1 to 40 bytes and large runs, with an IV of zeros or not",
+          arguments: [("AES-128-CFB", 16), ("AES-192-CFB", 24), ("AES-256-CFB", 32)])
+    func matchesOpenSSL(_ name: String, _ keySize: Int) throws {
+        let key = Crypto.randomBytes(count: keySize)
+        for iv in [[UInt8](repeating: 0, count: 16), Crypto.randomBytes(count: 16)] {
+            let plain = Crypto.randomBytes(count: 70_001)
+            let sealed = Self.encrypt(name, key: key, iv: iv, plain)
+            let cfb = try #require(OpenPGPCFBDecryptor(cipher: name, key: key, iv: iv))
+            #expect(cfb.isPipelined)
+            var out = [UInt8](repeating: 0, count: plain.count)
+            var offset = 0
+            var step = 1
+            while offset < sealed.count {
+                let n = min(sealed.count - offset, step <= 40 ? step : 9_999 + step)
+                sealed.withUnsafeBytes { s in
+                    out.withUnsafeMutableBytes { o in
+                        cfb.decrypt(UnsafeRawBufferPointer(rebasing: s[offset..<(offset + n)]), into: UnsafeMutableRawBufferPointer(rebasing: o[offset..<(offset + n)]))
+                    }
+                }
+                offset += n
+                step = step % 47 + 1
+            }
+            #expect(out == plain)
+        }
+    }
+
+    @Test("Camellia, CAST5, Blowfish and 3DES keep OpenSSL's CFB")
+    func othersUnchanged() {
+        #expect(OpenPGPCFBDecryptor(cipher: "CAMELLIA-128-CFB", key: [UInt8](repeating: 1, count: 16))?.isPipelined == false)
+        #expect(OpenPGPCFBDecryptor(cipher: "DES-EDE3-CFB", key: [UInt8](repeating: 1, count: 24))?.isPipelined == false)
     }
 }
