@@ -34,7 +34,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update release-check demo bench bench-scaling bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update release-check demo bench bench-openpgp bench-scaling bench-peers man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -131,12 +131,19 @@ demo: build
 
 ## bench: the performance figures (release build), beside PyPI rncryptor's (scripts/pypi-python.sh: python3's, else a venv under .build/peers),
 ## then the static binary's start-up cost (scripts/startup-cost.sh: callgrind instructions outside
-## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing)
+## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing),
+## then OpenPGP against gpg -d (scripts/bench-openpgp.sh)
 bench: deps static-cxx
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+	bash scripts/bench-openpgp.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+
+## bench-openpgp: `rwsecret decrypt --binary` against `gpg -d` on the same `gpg -c` file, in turn, outputs checked:
+## wall, CPU and peak RSS, medians of ROUNDS=3, SIZES="256" (MiB), COMPRESS="none zlib" (scripts/bench-openpgp.sh)
+bench-openpgp: release
+	bash scripts/bench-openpgp.sh "$(DIST)/rwsecret"
 
 ## bench-scaling: issue 22's many-core table (scripts/bench-scaling.sh): `decrypt --jobs N` against N separate
 ## `--jobs 1` processes over 1/N of the lines each, wall, msg/s, keys derived and user CPU, and a 64-password chain

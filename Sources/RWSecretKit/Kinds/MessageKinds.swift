@@ -115,10 +115,13 @@ extension MessageKinds {
             let batch = Array(offers[start..<min(start + width, offers.count)])
             start += batch.count
             let slots = ResultSlots<Result<Unlock<K.Key>, KindError>>(count: batch.count)
-            let shared = UncheckedBox((header, batch))
+            let unlock: (K.Header, Credential) throws(KindError) -> Unlock<K.Key> = { header, credential throws(KindError) in
+                try K.unlock(header, with: credential)
+            }
+            let shared = UncheckedBox((header, batch, unlock))
             let attempt: @Sendable (Int) -> Void = { index in
-                let (header, batch) = shared.value
-                do throws(KindError) { slots[index] = .success(try K.unlock(header, with: batch[index].credential)) } catch { slots[index] = .failure(error) }
+                let (header, batch, unlock) = shared.value
+                do throws(KindError) { slots[index] = .success(try unlock(header, batch[index].credential)) } catch { slots[index] = .failure(error) }
             }
             if batch.count > 1 {
                 DispatchQueue.concurrentPerform(iterations: batch.count, execute: attempt)
