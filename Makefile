@@ -2,7 +2,7 @@
 # everything else is installed by `make deps`.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11 zlib1g-dev libbz2-dev
+APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-tools dbus-x11 zlib1g-dev libbz2-dev libargon2-dev
 # `make test` also needs these: the start-up facts (scripts/check-startup.sh) run under strace
 # and count instructions under callgrind; `decrypt --binary -o` is tested on a bindfs (FUSE)
 # mount, a filesystem without O_TMPFILE (skipped, saying so, where there is no /dev/fuse); the
@@ -34,7 +34,7 @@ DIST := $(CURDIR)/.build/dist
 # The toolchain's root (…/usr/bin/swift → …), hidden from the installed binary by the test.
 TOOLCHAIN := $(abspath $(dir $(shell command -v $(SWIFT) 2>/dev/null))/../..)
 
-.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update api-breaking release-check demo bench bench-scaling bench-peers bench-age man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
+.PHONY: all deps build release test test-long check-install check-consumer docs api-check api-update api-breaking release-check demo bench bench-openpgp bench-scaling bench-peers bench-age man completions install uninstall clean static-cxx fuzz sanitize spark-deps test-spark bench-spark
 
 all: build
 
@@ -136,12 +136,19 @@ demo: build
 
 ## bench: the performance figures (release build), beside PyPI rncryptor's (scripts/pypi-python.sh: python3's, else a venv under .build/peers),
 ## then the static binary's start-up cost (scripts/startup-cost.sh: callgrind instructions outside
-## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing)
+## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing),
+## then OpenPGP against gpg -d (scripts/bench-openpgp.sh)
 bench: deps static-cxx
 	$(SWIFT) build -c release --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
 	RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+	bash scripts/bench-openpgp.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+
+## bench-openpgp: `rwsecret decrypt --binary` against `gpg -d` on the same `gpg -c` file, in turn, outputs checked:
+## wall, CPU and peak RSS, medians of ROUNDS=3, SIZES="256" (MiB), COMPRESS="none zlib" (scripts/bench-openpgp.sh)
+bench-openpgp: release
+	bash scripts/bench-openpgp.sh "$(DIST)/rwsecret"
 
 ## bench-scaling: issue 22's many-core table (scripts/bench-scaling.sh): `decrypt --jobs N` against N separate
 ## `--jobs 1` processes over 1/N of the lines each, wall, msg/s, keys derived and user CPU, and a 64-password chain

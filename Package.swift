@@ -42,12 +42,18 @@ let package = Package(
             name: "CBZip2",
             providers: [.apt(["libbz2-dev"])]
         ),
+        // libargon2: OpenPGP's Argon2 S2K (OpenSSL 3.0 has no Argon2).
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
         .target(
             name: "RWSecretKit",
             dependencies: [
-                "COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2",
+                "COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2", "CArgon2",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             linkerSettings: [.linkedLibrary("dl")]

@@ -206,7 +206,7 @@ struct KindRunTests {
         #expect(vault.errLines.count == 1 && vault.errLines.first?.contains("rwsecret password add") == true, "\(vault.errLines)")
         // An age file for identities only is no password's: its own line, no empty-chain line.
         let noIdentity = try run(["decrypt", "--no-store", fixture("age-x25519.age")])
-        #expect(noIdentity.errLines == ["rwsecret: \(fixture("age-x25519.age")):1: an age file for X25519 recipients: no identity given opens it (give --identity FILE)"])
+        #expect(noIdentity.errLines == ["rwsecret: \(fixture("age-x25519.age")):1: an age file for X25519 recipients: no identity given opens it (give --identity FILE, or store one: rwsecret identity import)"])
     }
 
     @Test("--binary: an age file whose header changes once it was read and verified releases nothing (74), as an RNCryptor message",

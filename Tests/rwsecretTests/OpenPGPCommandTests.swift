@@ -94,4 +94,17 @@ struct OpenPGPCommandTests {
         #expect(!FileManager.default.fileExists(atPath: sub + "/escape"))
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("escape").path))
     }
+
+    @Test("--binary --verbose --jobs 3: RFC 9580's EAX sample (SEIPD v2) opens with the third password; the cost line names the S2K and 3 at once")
+    func seipdV2() throws {
+        let sample = KindCommandTests.kinds.appendingPathComponent("openpgp-rfc9580/a9-v6skesk-aes128-eax.asc").path
+        let list = dir.file("passwords", bytes: Array("one\ntwo\npassword\n".utf8))
+        let out = dir.url.appendingPathComponent("out").path
+        let result = try run(["decrypt", "--no-store", "--verbose", "--jobs", "3", "--binary", "--password-file", list, "-o", out, sample])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.contents(atPath: out) == Data("Hello, world!".utf8))
+        #expect(result.errLines.contains("rwsecret: opened by: \(list):3 (tried 3)"), "\(result.errLines)")
+        #expect(result.errLines.contains { $0.hasPrefix("rwsecret: OpenPGP iterated S2K (65011712 bytes hashed): 64 KiB per try, 3 tried, 3 at once (memory budget ") },
+                "\(result.errLines)")
+    }
 }

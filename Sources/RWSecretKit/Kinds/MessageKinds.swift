@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The kinds of message besides RNCryptor (which keeps its own, faster path), in the order
 /// their `detect` is asked. Adding a kind: its folder, and one line here.
 package enum MessageKinds {
@@ -109,22 +111,56 @@ extension MessageKinds {
         func count(_ offer: (credential: Credential, password: Int?, identity: Int?)) {
             if let index = offer.password { triedPasswords.insert(index) } else { triedIdentities += 1 }
         }
-        for offer in offers {
-            let unlocked: Unlock<K.Key>
-            do { unlocked = try K.unlock(header, with: offer.credential) } catch {
-                count(offer)
-                throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
+        // A costly OpenPGP S2K (Argon2, a high iterated count): several offers at once, as
+        // age's scrypt, decided in order all the same.
+        let costly = Self.costlyS2K(header)
+        let width = costly.map { budget.atOnce(count: offers.count, perTry: $0.memory, threads: $0.threads) } ?? 1
+        let clock = ContinuousClock()
+        let started = clock.now
+        var start = 0
+        while start < offers.count {
+            let batch = Array(offers[start..<min(start + width, offers.count)])
+            start += batch.count
+            let slots = ResultSlots<Result<Unlock<K.Key>, KindError>>(count: batch.count)
+            let unlock: (K.Header, Credential) throws(KindError) -> Unlock<K.Key> = { header, credential throws(KindError) in
+                try K.unlock(header, with: credential)
             }
-            switch unlocked {
-            case .notApplicable: continue
-            case .wrongCredential: count(offer)
-            case .unlocked(let key):
-                count(offer)
-                do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+            let shared = UncheckedBox((header, batch, unlock))
+            let attempt: @Sendable (Int) -> Void = { index in
+                let (header, batch, unlock) = shared.value
+                do throws(KindError) { slots[index] = .success(try unlock(header, batch[index].credential)) } catch { slots[index] = .failure(error) }
+            }
+            if batch.count > 1 {
+                DispatchQueue.concurrentPerform(iterations: batch.count, execute: attempt)
+            } else {
+                attempt(0)
+            }
+            for (index, offer) in batch.enumerated() {
+                let unlocked: Unlock<K.Key>
+                switch slots[index]! {
+                case .success(let value): unlocked = value
+                case .failure(let error):
+                    count(offer)
                     throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
                 }
-                let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
-                return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, literal: K.literal(header))
+                switch unlocked {
+                case .notApplicable: continue
+                case .wrongCredential: count(offer)
+                case .unlocked(let key):
+                    count(offer)
+                    do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+                        throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
+                    }
+                    let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
+                    var cost: AgeScryptBatch.Cost? = nil
+                    if let costly {
+                        let elapsed = clock.now - started
+                        let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+                        cost = AgeScryptBatch.Cost(logN: 0, atOnce: width, tries: start - batch.count + index + 1, milliseconds: ms,
+                                                   budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory)
+                    }
+                    return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
+                }
             }
         }
         throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count + triedIdentities)
@@ -132,11 +168,26 @@ extension MessageKinds {
 }
 
 extension MessageKinds {
+    /// An OpenPGP message's costliest S2K when it is worth several tries at once: its memory and
+    /// threads per try, and its words for the verbose line; nil for any other message.
+    fileprivate static func costlyS2K(_ header: some Any) -> (memory: Int, threads: Int, words: String)? {
+        guard let pgp = header as? OpenPGPKind.Header else { return nil }
+        let costly = pgp.skesks.map(\.s2k).filter(\.isCostly)
+        guard let worst = costly.max(by: { $0.memoryPerTry < $1.memoryPerTry }) else { return nil }
+        return (worst.memoryPerTry, costly.map(\.threads).max() ?? 1, worst.words)
+    }
+
     /// AgeKind's key as `K`'s (the same type when `K` is AgeKind).
     fileprivate static func key<K: MessageKind>(_: AgeKind.Type, as _: K.Type) -> ((SecretBytes) -> K.Key)? {
         guard K.Key.self == SecretBytes.self else { return nil }
         return { $0 as! K.Key }
     }
+}
+
+/// A value handed to concurrent tries that only read it.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Why a message of another kind did not open, with how many passwords were tried.

@@ -20,8 +20,10 @@ package struct TryBudget: Sendable, Equatable {
     package static let oneAtATime = TryBudget(jobs: 1, memory: 0)
 
     /// How many tries of `perTry` bytes each run at once for `count` candidates: at most
-    /// `jobs`, as many as `memory` holds, and at least one.
-    package func atOnce(count: Int, perTry: Int) -> Int {
-        max(1, min(jobs, count, perTry > 0 ? memory / perTry : jobs))
+    /// `jobs` threads (a try may take `threads` of its own, as Argon2's lanes do), as many as
+    /// `memory` holds, and at least one.
+    package func atOnce(count: Int, perTry: Int, threads: Int = 1) -> Int {
+        let byThreads = jobs / max(1, threads)
+        return max(1, min(byThreads, count, perTry > 0 ? memory / perTry : byThreads))
     }
 }

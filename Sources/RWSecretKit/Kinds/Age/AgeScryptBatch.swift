@@ -28,10 +28,17 @@ package struct AgeScryptBatch {
         package let milliseconds: Int
         /// The budget's memory, in bytes.
         package var budget = 0
+        /// Another KDF than scrypt (OpenPGP's S2K): its description and memory per try.
+        package var kdf: String? = nil
+        package var memoryPerTry = 0
 
         /// `scrypt work factor 18: 256 MiB per try, 4 tried, 2 at once (memory budget 11.2 GiB), 2010 ms, about 1005 ms a try`:
         /// a try's wall time is that of its round (tries run `atOnce` at a time).
         package var words: String {
+            if let kdf {
+                let memory = memoryPerTry >= 1 << 20 ? "\(memoryPerTry >> 20) MiB" : "\(memoryPerTry >> 10) KiB"
+                return "\(kdf): \(memory) per try, \(tries) tried, \(atOnce) at once (memory budget \(Self.size(budget))), \(milliseconds) ms"
+            }
             let mib = AgeScryptBatch.memoryPerTry(logN: logN) >> 20
             let rounds = max(1, (tries + atOnce - 1) / max(1, atOnce))
             return "scrypt work factor \(logN): \(mib) MiB per try, \(tries) tried, \(atOnce) at once (memory budget \(Self.size(budget))), "

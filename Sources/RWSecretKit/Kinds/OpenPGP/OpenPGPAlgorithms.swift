@@ -1,3 +1,5 @@
+internal import CArgon2
+
 /// OpenPGP's symmetric ciphers (RFC 9580 9.3), each with OpenSSL's name of its CFB mode.
 package enum OpenPGPCipher: Sendable, Equatable {
     case tripleDES, cast5, blowfish, aes128, aes192, aes256, camellia128, camellia192, camellia256
@@ -16,6 +18,22 @@ package enum OpenPGPCipher: Sendable, Equatable {
         case 12: self = .camellia192
         case 13: self = .camellia256
         default: self = .unsupported(id)
+        }
+    }
+
+    /// The algorithm's id (RFC 9580 9.3).
+    var id: UInt8 {
+        switch self {
+        case .tripleDES: 2
+        case .cast5: 3
+        case .blowfish: 4
+        case .aes128: 7
+        case .aes192: 8
+        case .aes256: 9
+        case .camellia128: 11
+        case .camellia192: 12
+        case .camellia256: 13
+        case .unsupported(let id): id
         }
     }
 
@@ -96,7 +114,7 @@ enum OpenPGPHash {
     }
 }
 
-/// A string-to-key specifier (RFC 9580 3.7): simple, salted, iterated and salted.
+/// A string-to-key specifier (RFC 9580 3.7): simple, salted, iterated and salted, Argon2.
 package struct OpenPGPS2K: Sendable, Equatable {
     package enum Mode: Sendable, Equatable {
         case simple
@@ -135,15 +153,77 @@ package struct OpenPGPS2K: Sendable, Equatable {
         }
     }
 
+    /// The most memory one Argon2 derivation may ask for (4 GiB, 2^22 KiB): a message cannot
+    /// make a try allocate more.
+    package static let argon2MemoryLimit = 1 << 32
+
+    /// The memory one derivation needs (Argon2: 2^m KiB; the others: next to none).
+    package var memoryPerTry: Int {
+        if case .argon2(_, _, _, let m) = mode { return 1024 << Int(m) }
+        return 64 << 10
+    }
+
+    /// Whether a derivation costs enough to be worth trying several passwords at once
+    /// (Argon2, or an iterated count of at least a megabyte hashed).
+    package var isCostly: Bool {
+        switch mode {
+        case .argon2: true
+        case .iterated(_, let count): count >= 1 << 20
+        default: false
+        }
+    }
+
+    /// The threads one derivation runs on (Argon2: its lanes).
+    package var threads: Int {
+        if case .argon2(_, _, let p, _) = mode { return Int(p) }
+        return 1
+    }
+
+    /// The S2K in words, for the verbose line.
+    package var words: String {
+        switch mode {
+        case .argon2(_, let t, let p, let m): "OpenPGP Argon2 S2K (t=\(t), p=\(p), m=2^\(m) KiB)"
+        case .iterated(_, let count): "OpenPGP iterated S2K (\(count) bytes hashed)"
+        case .salted: "OpenPGP salted S2K"
+        case .simple: "OpenPGP simple S2K"
+        }
+    }
+
     /// Checks what can be checked before any password is tried.
     func validate() throws(KindError) {
-        if case .argon2 = mode { throw .refused("Argon2 S2K: not supported by this build (use gpg -d)") }
+        if case .argon2(_, let passes, let parallelism, let m) = mode {
+            // RFC 9580 3.7.1.4: at least 8 KiB per lane, at most 2^31 KiB.
+            var lanesLog = 0
+            while 1 << lanesLog < Int(parallelism) { lanesLog += 1 }
+            guard passes >= 1, parallelism >= 1, Int(m) >= 3 + lanesLog, m <= 31 else {
+                throw .header("Argon2 S2K with invalid parameters (t=\(passes), p=\(parallelism), m=2^\(m) KiB)")
+            }
+            guard memoryPerTry <= Self.argon2MemoryLimit else {
+                throw .refused("Argon2 S2K asking for \(memoryPerTry >> 30) GiB per try, more than the \(Self.argon2MemoryLimit >> 30) GiB allowed")
+            }
+            return
+        }
         guard let name = OpenPGPHash.openSSLName(hash) else { throw .refused("S2K with hash algorithm \(hash): not supported") }
         guard OpenPGPDigest(name) != nil else { throw .refused("S2K with hash \(name): this OpenSSL has no \(name)") }
     }
 
     /// The key of `length` bytes derived from `password`.
-    func derive(password: some ContiguousByteStorage, length: Int) -> SecretBytes {
+    func derive(password: some ContiguousByteStorage, length: Int) throws(KindError) -> SecretBytes {
+        if case .argon2(let salt, let passes, let parallelism, let m) = mode {
+            var status = ARGON2_OK.rawValue
+            let key = SecretBytes(count: length) { out in
+                status = password.withUnsafeBytes { pw in
+                    salt.withUnsafeBytes { s in
+                        argon2id_hash_raw(UInt32(passes), UInt32(1) << UInt32(m), UInt32(parallelism), pw.baseAddress, pw.count,
+                                          s.baseAddress, s.count, out.baseAddress, length)
+                    }
+                }
+            }
+            guard status == ARGON2_OK.rawValue else {
+                throw .refused("Argon2 S2K failed: \(String(cString: argon2_error_message(status)))")
+            }
+            return key
+        }
         let digest = OpenPGPDigest(OpenPGPHash.openSSLName(hash)!)!
         return SecretBytes(count: length) { out in
             var produced = 0
@@ -166,7 +246,7 @@ package struct OpenPGPS2K: Sendable, Equatable {
                     case .iterated(let salt, let count):
                         Self.hashIterated(digest, salt: salt, password: pw, count: count)
                     case .argon2:
-                        preconditionFailure("Argon2 is refused by validate()")
+                        preconditionFailure("Argon2 returns above")
                     }
                 }
                 digest.finish(into: block)

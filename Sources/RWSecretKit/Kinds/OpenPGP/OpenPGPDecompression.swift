@@ -12,7 +12,7 @@ final class OpenPGPDecompressor: ByteSource {
 
     private let body: ByteSource
     private let engine: Engine
-    private let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    private let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private var ended = false
     private var bodyEnded = false
 
