@@ -36,7 +36,7 @@ struct KindDecryption {
     }
 
     /// The one line for an OpenPGP message (its own issue will open them).
-    static let openPGPHint = "an OpenPGP message: rwsecret cannot open it yet (use gpg -d)"
+    static let openPGPHint = "an OpenPGP message of a form rwsecret does not open (use gpg -d)"
 
     /// Loads `--identity` files: age identity files (`AGE-SECRET-KEY-1…` lines, `#` comments).
     static func loadIdentities(_ paths: [String]) throws -> [NamedIdentity] {
