@@ -35,7 +35,7 @@ struct KindDecryption {
             || before.st_ctim.tv_sec != after.st_ctim.tv_sec || before.st_ctim.tv_nsec != after.st_ctim.tv_nsec
     }
 
-    /// The one line for an OpenPGP message (its own issue will open them).
+    /// The one line for an OpenPGP message that no kind takes (not a gpg -c message).
     static let openPGPHint = "an OpenPGP message of a form rwsecret does not open (use gpg -d)"
 
     /// Loads `--identity` files: age identity files (`AGE-SECRET-KEY-1…` lines, `#` comments).
