@@ -134,6 +134,36 @@ struct ScaleModelTests {
         #expect(Double(parallel.keys) <= Double(serialKeys) * 1.05, "--jobs \(jobs) derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
     }
 
+    // Before (each message in flight tried the previous run's password once when the run
+    // changed, 16 messages in flight taking consecutive lines): 1.13x the keys of --jobs 1 at
+    // --jobs 8, 1.25x at --jobs 16.
+    @Test("clustered draws (runs of 1 to 40 messages under one of three passwords): --jobs 8 and 16 derive at most 5% more keys than --jobs 1",
+          arguments: [8, 16])
+    func clusteredPasswordsWasteNothing(jobs: Int) throws {
+        let passwords = ["alpha-1", "bravo-2", "charlie-3"]
+        let file = dir.file("passwords", passwords.joined(separator: "\n") + "\n")
+        var generator = SeededLCG(seed: 2022)
+        var lines: [String] = []
+        var plaintexts: [String] = []
+        var serialKeys = 0
+        var latest: String?
+        while lines.count < 1_000 {
+            let password = passwords[Int(generator.next() % 3)]
+            for _ in 0..<(1 + Int(generator.next() % 40)) {
+                let index = lines.count
+                lines.append(Self.message("m\(index)", password))
+                plaintexts.append("m\(index)")
+                var order = passwords
+                if let latest { order.removeAll { $0 == latest }; order.insert(latest, at: 0) }
+                serialKeys += order.firstIndex(of: password)! + 2
+                latest = password
+            }
+        }
+        let parallel = try run(jobs: jobs, passwords: file, input: lines)
+        #expect(parallel.out == plaintexts)
+        #expect(Double(parallel.keys) <= Double(serialKeys) * 1.05, "--jobs \(jobs) derived \(parallel.keys) keys, --jobs 1 \(serialKeys)")
+    }
+
     // Before: 20 messages derived 116 keys at --jobs 8 (103 at --jobs 1), 200 messages 487 (463);
     // 7 or 8 in flight 0% of the time, mostly 1 (one message at a time walked past the head).
     // Now 103 and 463 at --jobs 8 and 16 in this model.
