@@ -107,7 +107,7 @@ final class DecryptSession: @unchecked Sendable {
         writer.startInput(input.fd)
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
-        let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)
+        let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:bytes:)
         while !stopped(pipeline) {
             let row: LineSource.Row?
             do { row = try rows.next() } catch {
@@ -160,7 +160,10 @@ final class DecryptSession: @unchecked Sendable {
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
-            queue { [gate, place] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
+            // The message and its plaintext stay until the result is written.
+            queue({ [gate, place] threads, position in
+                .message(place, head.handle(message, parallelism: threads, gate: gate, position: position).mapError(RowFailure.message), hint: nil)
+            }, 2 * message.bytes.count)
         }
     }
 
