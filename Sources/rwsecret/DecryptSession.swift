@@ -52,7 +52,7 @@ final class DecryptSession: @unchecked Sendable {
     func run(files: [String]) throws -> ExitStatus {
         let started = Clock.now
         global.verboseLine("jobs: \(jobs) (\(jobsReason))")
-        let pipeline = OrderedPipeline<Outcome>(jobs: jobs) { [self] outcome in write(outcome) }
+        let pipeline = OrderedPipeline<Outcome>(jobs: jobs, stretches: true) { [self] outcome in write(outcome) }
         writer.expectInputs(files)
         do {
             for (index, name) in files.enumerated() where !stopped(pipeline) { try read(name, index: index, into: pipeline) }

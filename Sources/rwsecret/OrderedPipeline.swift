@@ -9,24 +9,26 @@ import Glibc
 /// whichever thread finished last, under one lock (so a pipe sees results as they
 /// come, even while the main thread waits for more input). In-flight work is
 /// bounded by `jobs`, and finished-but-undelivered results by a window of
-/// `window(jobs:)` items, so memory stays bounded whatever the input. With `jobs == 1`
-/// everything runs inline on the calling thread; otherwise on up to `jobs` threads of
-/// the pipeline's own (`WorkerThreads`).
+/// `window(jobs:stretches:)` items (and, past `4 × jobs`, of `byteBudget` bytes), so
+/// memory stays bounded whatever the input. With `jobs == 1` everything runs inline on
+/// the calling thread; otherwise on up to `jobs` threads of the pipeline's own
+/// (`WorkerThreads`).
 ///
-/// **Lanes.** The threads do not take the items in submission order: each takes the item
-/// after the one it has just done while nobody has taken it, and otherwise the first item
-/// of the longest run of waiting ones whose item before is done, else the middle of the
-/// longest run. So each thread works through a stretch of consecutive items, as N
-/// separate processes over 1/N of the input each would, and an item's predecessor is
-/// usually done when it starts. For the chain that matters (issue 22): messages come in
-/// runs under one password, and a message whose predecessor is done knows its password
-/// (`SearchGate`); taken in submission order, the N messages in flight when the password
-/// changes would each try the previous one first (1.25× the keys of `--jobs 1` at N = 16
-/// on runs of 1–40 messages, against 1.0× now). The window is wide enough for N
-/// stretches of several items each.
+/// **Stretches** (`decrypt`). The threads do not take the items in submission order:
+/// each takes the item after the one it has just done while nobody has taken it, else
+/// the first of the longest run of waiting items whose item before is done, else the
+/// middle of the longest run. So each thread works through a stretch of consecutive
+/// items, as N separate processes over 1/N of the input each would, and an item's
+/// predecessor is usually done when it starts. That is what the chain needs (issue 22):
+/// messages come in runs under one password, and a message whose predecessor is done
+/// knows its password (`SearchGate`). Taken in submission order, the N messages in
+/// flight when the password changes would each try the previous one first: 1.25× the
+/// keys of `--jobs 1` at N = 16 on runs of 1–40 messages under one of 3 passwords, 1.65×
+/// under one of 64, against 1.01× now (the scale model, 3,000 messages).
 final class OrderedPipeline<Result>: @unchecked Sendable {
     // All mutable state is guarded by `lock`.
     private let jobs: Int
+    private let stretches: Bool
     private let lock = Lock()
     private let window: DispatchSemaphore
     /// Counts the items waiting in `waiting` (a worker takes one per signal).
@@ -58,19 +60,22 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// (the wider, the fewer stretches start with no item before them done: on runs of 1–40
     /// messages under one of 64 passwords, 16 threads derived 1.17× the keys of `--jobs 1` with
     /// 16 items a thread, 1.04× with 64, 1.00× with 128, in the scale model).
-    static func window(jobs: Int) -> Int { jobs == 1 ? 1 : 128 * jobs }
+    static func window(jobs: Int, stretches: Bool) -> Int { jobs == 1 ? 1 : (stretches ? 128 : 4) * jobs }
     /// Past `4 × jobs` items (the window before stretches), the bytes that submitted and
     /// undelivered items may hold at most (`submit(_:bytes:)`): 128 items of one thread
     /// each are wide stretches for lines of a few hundred bytes, and too many for wrapped
     /// messages of megabytes.
     static var byteBudget: Int { 64 << 20 }
 
-    /// `deliver` is called in order, under the pipeline's lock.
-    init(jobs: Int, deliver: @escaping (Result) -> Void) {
+    /// `deliver` is called in order, under the pipeline's lock. With `stretches`, the threads
+    /// work through stretches of the items (see above); else they take them in order, in a
+    /// window of `4 × jobs` (for work that gains nothing from its neighbours being done).
+    init(jobs: Int, stretches: Bool = false, deliver: @escaping (Result) -> Void) {
         self.jobs = jobs
+        self.stretches = stretches
         self.deliver = deliver
         workers = WorkerThreads(limit: jobs)
-        window = DispatchSemaphore(value: Self.window(jobs: jobs))
+        window = DispatchSemaphore(value: Self.window(jobs: jobs, stretches: stretches))
     }
 
     /// Runs `body` while holding the lock that deliveries hold (for state they share).
@@ -183,6 +188,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// waiting items whose item before is done (or was never work); else the middle of the
     /// longest run, which leaves its first half to the thread before it.
     private func take(after last: Int?) -> Int {
+        guard stretches else { return 0 }
         if let last {
             var (low, high) = (0, waiting.count)
             while low < high {
