@@ -160,9 +160,11 @@ final class DecryptSession: @unchecked Sendable {
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
-            // The message and its plaintext stay until the result is written.
-            queue({ [gate, place] threads, position in
-                .message(place, head.handle(message, parallelism: threads, gate: gate, position: position).mapError(RowFailure.message), hint: nil)
+            // The message and its plaintext stay until the result is written. Once stdout has
+            // failed, the messages read ahead (up to 128 a job) are dropped without a key derived.
+            queue({ [self, gate, place, weak pipeline] threads, position in
+                guard let pipeline, !stopped(pipeline) else { return .skipped(place) }
+                return .message(place, head.handle(message, parallelism: threads, gate: gate, position: position).mapError(RowFailure.message), hint: nil)
             }, 2 * message.bytes.count)
         }
     }

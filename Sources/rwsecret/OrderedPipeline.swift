@@ -31,6 +31,8 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     private let stretches: Bool
     private let lock = Lock()
     private let window: DispatchSemaphore
+    /// At most `jobs` items run at once: the workers', and the deferred one `drain` runs here.
+    private let running: DispatchSemaphore
     /// Counts the items waiting in `waiting` (a worker takes one per signal).
     private let ready = DispatchSemaphore(value: 0)
     private let group = DispatchGroup()
@@ -75,6 +77,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         self.stretches = stretches
         self.deliver = deliver
         workers = WorkerThreads(limit: jobs)
+        running = DispatchSemaphore(value: jobs)
         window = DispatchSemaphore(value: Self.window(jobs: jobs, stretches: stretches))
     }
 
@@ -131,12 +134,14 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
             waitForRoom(sequence: sequence, bytes: bytes)
         }
         if onThisThread {
+            if jobs > 1 { running.wait() }
             let threads = lock.withLock {
                 runningCount += 1
                 return jobs - runningCount + 1
             }
             let result = work(threads, sequence)
             lock.withLock { runningCount -= 1 }
+            if jobs > 1 { running.signal() }
             finish(sequence, result)
             return
         }
@@ -144,7 +149,10 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         lock.withLock { waiting.append((sequence, work)) }
         ready.signal()
         // One run of `serve` per item: it takes whichever waiting item is best for its thread.
-        workers.run { [self] in serve() } then: { }
+        // `leave` only once the worker has let go of it and all it holds (the pipeline, and
+        // through it the session and the chain's passwords): the run may end, and the process
+        // exit, at once after it.
+        workers.run { [self] in serve() } then: { [group] in group.leave() }
     }
 
     /// Waits until item `sequence` of `bytes` fits: fewer than `4 × jobs` items before it are
@@ -164,11 +172,11 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         }
     }
 
-    /// A worker's turn: takes the best waiting item for this thread (`take`), runs it, delivers.
-    /// `leave` only once the item's work and all it holds (the message, the chain's passwords)
-    /// are released: the run may end, and the process exit, at once after it.
+    /// A worker's turn: takes the best waiting item for this thread (`take`), runs it, delivers,
+    /// and lets go of it (the message, the chain's passwords) before `group.leave`.
     private func serve() {
         ready.wait()
+        running.wait()
         var (sequence, work, threads): (Int, Work?, Int) = lock.withLock {
             let index = take(after: lastByThread[pthread_self()])
             let item = waiting.remove(at: index)
@@ -179,8 +187,8 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         let result = work!(threads, sequence)
         work = nil
         lock.withLock { runningCount -= 1 }
+        running.signal()
         finish(sequence, result)
-        group.leave()
     }
 
     /// Which waiting item a thread whose latest item was `last` takes (under the lock; `waiting`
