@@ -152,8 +152,10 @@ bench-openpgp: release
 
 ## bench-scaling: issue 22's many-core table (scripts/bench-scaling.sh): `decrypt --jobs N` against N separate
 ## `--jobs 1` processes over 1/N of the lines each, wall, msg/s, keys derived and user CPU, and a 64-password chain
-## with the right one last; MESSAGES=21000 PASSWORDS=3 JOBS="1 2 4 8 16" (default: powers of two up to the CPUs)
-## LONG=0 LONG_MESSAGES=2000. About 6 minutes on 16 CPUs with SHA-NI at the defaults, most of it --jobs 1 (docs/performance-scaling.md)
+## with the right one last; then clustered draws from 3 and 64 passwords, --json and --in-band at --jobs 1 and the
+## largest N; MESSAGES=21000 PASSWORDS=3 JOBS="1 2 4 8 16" (default: powers of two up to the CPUs) LONG=0
+## LONG_MESSAGES=2000 MODES=0 MODE_MESSAGES=3000 MODE_JOBS. Estimated at about 7 minutes on 16 CPUs with SHA-NI at
+## the defaults (not measured here), most of it --jobs 1 and N = 2; MESSAGES=6000 for about 3 (docs/performance-scaling.md)
 bench-scaling: release
 	bash scripts/bench-scaling.sh "$(DIST)/rwsecret"
 

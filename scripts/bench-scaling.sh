@@ -8,6 +8,12 @@
 #   JOBS="1 2 4 8 16" the N to run (default: powers of two up to the CPUs this process may use)
 #   LONG=1           also the long chain: 64 passwords, the right one last, 20 and LONG_MESSAGES messages
 #   LONG_MESSAGES=2000
+#   MODES=1          also the other inputs and modes, MODE_MESSAGES each, at --jobs 1 and MODE_JOBS against
+#                    as many processes: clustered draws (runs of 1-40 messages under one password) from 3
+#                    and from 64 passwords in line mode, and random draws from PASSWORDS in --json and in
+#                    --in-band --id-column
+#   MODE_MESSAGES=3000
+#   MODE_JOBS        default: the largest of JOBS
 #   BASELINE=PATH    another rwsecret binary (an older build): its `--jobs N` rows too, for before/after
 #   REPS=1           runs of each row; the row shows the run of median wall time (3 or 5 on a busy machine)
 #   WORK=DIR         where the inputs are made (kept and reused while the parameters stay the same)
@@ -27,6 +33,12 @@ if [ -z "${JOBS:-}" ]; then
 fi
 LONG=${LONG:-1}
 LONG_MESSAGES=${LONG_MESSAGES:-2000}
+MODES=${MODES:-1}
+MODE_MESSAGES=${MODE_MESSAGES:-3000}
+MODE_JOBS=${MODE_JOBS:-${JOBS##* }}
+# The mode of the runs (extra decrypt options) and its name; `check` compares outputs.
+MODE=()
+MODE_NAME=line
 REPS=${REPS:-1}
 WORK=${WORK:-$(pwd)/.build/bench-scaling}
 unset RWSECRET_PASSWORD RWSECRET_JOBS RWSECRET_KDF
@@ -87,6 +99,31 @@ make_long_input() {
   echo "$stamp" > long.stamp
 }
 
+# make_clustered_input NAME COUNT PASSWORDS: runs of 1-40 messages, each run under one of the
+# passwords drawn at random (a fixed seed), as NAME.input, NAME.passwords, NAME.expected
+make_clustered_input() {
+  local name=$1 count=$2 passwords=$3 stamp="clustered $2 $3"
+  if [ -f "$name.stamp" ] && [ "$(cat "$name.stamp")" = "$stamp" ]; then return; fi
+  echo "making $count messages in runs under one of $passwords passwords in $WORK ..." >&2
+  # the plan: one password number a message
+  awk -v count="$count" -v passwords="$passwords" 'BEGIN { srand(22); n = 0
+    while (n < count) { p = 1 + int(rand() * passwords); run = 1 + int(rand() * 40)
+      for (i = 0; i < run && n < count; i++) { print p; n++ } } }' > "$name.plan"
+  : > "$name.passwords"
+  for p in $(seq 1 "$passwords"); do
+    echo "bench-scaling-$name-$p" > "pw.$p"
+    cat "pw.$p" >> "$name.passwords"
+    local per
+    per=$(grep -cx "$p" "$name.plan" || true)
+    if [ "$per" -gt 0 ]; then encrypt_lines "pw.$p" "$name-$p" "$per" "enc.$p"; else : > "enc.$p"; fi
+  done
+  # message k of password p is line k of enc.p, plaintext NAME-p-k
+  awk -v name="$name" '{ p = $1; k = ++seen[p]; file = "enc." p; getline line < file
+    print name "-" p "-" k > (name ".expected"); print line > (name ".input") }' "$name.plan"
+  rm -f enc.* pw.* "$name.plan"
+  echo "$stamp" > "$name.stamp"
+}
+
 # --- runs --------------------------------------------------------------------------------
 # median RUNNER ARGS...: runs `RUNNER ARGS` REPS times, keeps the run of median wall time
 median() {
@@ -107,9 +144,9 @@ run_jobs_once() {
   [ "$n" = default ] || jobs=(--jobs "$n")
   local start end times
   start=$(now)
-  times=$( { TIMEFORMAT='%U'; time "$BIN" decrypt --no-store --verbose "${jobs[@]}" --password-file "$passwords" "$input" > run.out 2> run.err; } 2>&1 )
+  times=$( { TIMEFORMAT='%U'; time "$BIN" decrypt --no-store --verbose "${MODE[@]}" "${jobs[@]}" --password-file "$passwords" "$input" > run.out 2> run.err; } 2>&1 )
   end=$(now)
-  cmp -s run.out "$expected" || { echo "bench-scaling: --jobs $n: wrong output (see $WORK/run.out, run.err)" >&2; exit 1; }
+  check run.out "$expected" || { echo "bench-scaling: $MODE_NAME --jobs $n: wrong output (see $WORK/run.out, run.err)" >&2; exit 1; }
   WALL=$(calc "$end - $start"); USER_CPU=$times; KEYS=$(keys_of run.err)
 }
 
@@ -121,15 +158,31 @@ run_processes_once() {
   start=$(now)
   times=$( { TIMEFORMAT='%U'; time (
     for part in part.[0-9][0-9][0-9]; do
-      "$BIN" decrypt --no-store --verbose --jobs 1 --password-file "$passwords" "$part" > "$part.out" 2> "$part.err" &
+      "$BIN" decrypt --no-store --verbose "${MODE[@]}" --jobs 1 --password-file "$passwords" "$part" > "$part.out" 2> "$part.err" &
     done
     wait
   ); } 2>&1 )
   end=$(now)
-  cat part.[0-9][0-9][0-9].out | cmp -s - "$expected" || { echo "bench-scaling: $n processes: wrong output" >&2; exit 1; }
+  cat part.[0-9][0-9][0-9].out > parts.out
+  check parts.out "$expected" || { echo "bench-scaling: $MODE_NAME, $n processes: wrong output (see $WORK/parts.out)" >&2; exit 1; }
   WALL=$(calc "$end - $start"); USER_CPU=$times
   KEYS=0; for err in part.*.err; do KEYS=$((KEYS + $(keys_of "$err"))); done
   rm -f part.*
+}
+
+# check OUT EXPECTED: line mode, the plaintexts; JSON records, their plaintexts the first time
+# (the --jobs 1 run), then the records themselves but for "source" and "line" (which differ in
+# the parts of N processes) against that first run's
+normalize() { sed -E 's/^\{"source":"[^"]*","line":[0-9]+,/{/' "$1"; }
+check() {
+  [ "${#MODE[@]}" -eq 0 ] && { cmp -s "$1" "$2"; return; }
+  local reference=$2.$MODE_NAME.reference
+  if [ ! -f "$reference" ]; then
+    sed -n 's/.*"status":"decrypted","plaintext":"\([^"]*\)".*/\1/p' "$1" | cmp -s - "$2" || return 1
+    normalize "$1" > "$reference"
+    return 0
+  fi
+  normalize "$1" | cmp -s - "$reference"
 }
 
 row() {  # label messages
@@ -195,4 +248,48 @@ if [ "$LONG" = 1 ]; then
       fi
     done
   done
+fi
+
+# mode_table TITLE INPUT PASSWORDS EXPECTED COUNT MODE_NAME [DECRYPT OPTIONS...]: --jobs 1, then
+# --jobs N against N processes for each N of MODE_JOBS
+mode_table() {
+  local title=$1 input=$2 passwords=$3 expected=$4 count=$5
+  MODE_NAME=$6
+  shift 6
+  MODE=("$@")
+  rm -f "$expected.$MODE_NAME.reference"
+  echo
+  echo "## $title"
+  echo
+  echo '| run | wall | msg/s | keys derived | CPU (user) | msg/s vs N processes | keys vs --jobs 1 |'
+  echo '|---|---|---|---|---|---|---|'
+  run_jobs "$input" "$passwords" "$expected" 1
+  local base_keys=$KEYS job_rate job_line job_keys
+  printf '%s – | 1.000x |\n' "$(row '`--jobs 1`' "$count")"
+  for n in $MODE_JOBS; do
+    [ "$n" = 1 ] && continue
+    run_jobs "$input" "$passwords" "$expected" "$n"
+    job_rate=$(calc "$count / $WALL"); job_line="$(row "\`--jobs $n\`" "$count")"; job_keys=$KEYS
+    run_processes "$input" "$passwords" "$expected" "$n"
+    printf '%s %5.2fx | %5.3fx |\n' "$job_line" "$(calc "$job_rate / ($count / $WALL)")" "$(calc "$job_keys / $base_keys")"
+    printf '%s – | %5.3fx |\n' "$(row "$n processes \`--jobs 1\`, 1/$n of the lines each" "$count")" "$(calc "$KEYS / $base_keys")"
+  done
+  MODE=()
+  MODE_NAME=line
+}
+
+if [ "$MODES" = 1 ]; then
+  make_clustered_input clustered3 "$MODE_MESSAGES" 3
+  make_clustered_input clustered64 "$MODE_MESSAGES" 64
+  head -n "$MODE_MESSAGES" random.input > modes.input
+  head -n "$MODE_MESSAGES" random.expected > modes.expected
+  paste <(seq -f 'row%g' 1 "$MODE_MESSAGES") modes.input > modes.ids.input
+  mode_table "$MODE_MESSAGES messages in runs of 1-40 under one of 3 passwords (line mode)" \
+    clustered3.input clustered3.passwords clustered3.expected "$MODE_MESSAGES" line
+  mode_table "$MODE_MESSAGES messages in runs of 1-40 under one of 64 passwords (line mode)" \
+    clustered64.input clustered64.passwords clustered64.expected "$MODE_MESSAGES" line
+  mode_table "$MODE_MESSAGES messages under one of $PASSWORDS passwords drawn at random, --json" \
+    modes.input random.passwords modes.expected "$MODE_MESSAGES" json --json
+  mode_table "$MODE_MESSAGES messages under one of $PASSWORDS passwords drawn at random, --in-band --id-column (ID<TAB>message rows)" \
+    modes.ids.input random.passwords modes.expected "$MODE_MESSAGES" in-band --in-band --id-column
 fi

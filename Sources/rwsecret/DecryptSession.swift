@@ -55,7 +55,7 @@ final class DecryptSession: @unchecked Sendable {
     func run(files: [String]) throws -> ExitStatus {
         let started = Clock.now
         global.verboseLine("jobs: \(jobs) (\(jobsReason))")
-        let pipeline = OrderedPipeline<Outcome>(jobs: jobs) { [self] outcome in write(outcome) }
+        let pipeline = OrderedPipeline<Outcome>(jobs: jobs, stretches: true) { [self] outcome in write(outcome) }
         writer.expectInputs(files)
         do {
             for (index, name) in files.enumerated() where !stopped(pipeline) { try read(name, index: index, into: pipeline) }
@@ -117,7 +117,7 @@ final class DecryptSession: @unchecked Sendable {
         writer.startInput(input.fd)
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
-        let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:)
+        let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:bytes:)
         while !stopped(pipeline) {
             let row: LineSource.Row?
             do { row = try rows.next() } catch {
@@ -162,7 +162,12 @@ final class DecryptSession: @unchecked Sendable {
                 pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
                 continue
             }
-            queue { [gate, place] threads in .message(place, head.handle(message, parallelism: threads, gate: gate).mapError(RowFailure.message), hint: nil) }
+            // The message and its plaintext stay until the result is written. Once stdout has
+            // failed, the messages read ahead (up to 128 a job) are dropped without a key derived.
+            queue({ [self, gate, place, weak pipeline] threads, position in
+                guard let pipeline, !stopped(pipeline) else { return .skipped(place) }
+                return .message(place, head.handle(message, parallelism: threads, gate: gate, position: position).mapError(RowFailure.message), hint: nil)
+            }, 2 * message.bytes.count)
         }
     }
 

@@ -219,7 +219,7 @@ extension RWSecret {
                         }
                         let plaintext = PlaintextBox(bytes)
                         Crypto.cleanse(&bytes)
-                        pipeline.submit { _ in run.encrypt(plaintext) }
+                        pipeline.submit { _, _ in run.encrypt(plaintext) }
                     }
                 } catch let error as SystemError {
                     pipeline.drain()

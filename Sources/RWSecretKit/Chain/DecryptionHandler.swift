@@ -31,6 +31,9 @@ package struct ChainWalk: Sendable {
     package var gate: SearchGate?
     /// Passwords tried so far by earlier handlers of this walk.
     package var tried: Int
+    /// The message's place in the input (the tool's pipeline numbers its items), which
+    /// `SearchGate` uses to find the message's neighbours; nil: the order walks begin in.
+    package var position: Int?
 
     /// A walk that starts at the head: nothing tried yet.
     package init(parallelism: Int = 1, gate: SearchGate? = nil) {
@@ -69,6 +72,13 @@ extension DecryptionHandler {
     /// shared by the messages decrypted at the same time (`SearchGate`).
     package func handle(_ message: Message, parallelism: Int = 1, gate: SearchGate? = nil) -> Result<Decrypted, DecryptionFailure> {
         handle(message, walk: ChainWalk(parallelism: parallelism, gate: gate))
+    }
+
+    /// Like `handle(_:parallelism:gate:)`, for the message at `position` in the input.
+    package func handle(_ message: Message, parallelism: Int, gate: SearchGate, position: Int) -> Result<Decrypted, DecryptionFailure> {
+        var walk = ChainWalk(parallelism: parallelism, gate: gate)
+        walk.position = position
+        return handle(message, walk: walk)
     }
 
     /// Hands `message` to the next handler, or reports the end of the chain: no

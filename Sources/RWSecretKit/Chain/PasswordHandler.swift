@@ -65,8 +65,7 @@ package final class PasswordHandler: DecryptionHandler {
         let preferred = chain.prefix(2).firstIndex { $0.password.openedForm != nil }
         var untried = [Bool](repeating: true, count: chain.count)
         var remaining = chain.count
-        var failed: [String] = []
-        let number = gate.begin()
+        let number = gate.begin(at: walk.position)
         while remaining > 0 {
             // The first key alone (it is usually the winner), then a batch only while at least four
             // per thread remain (and the walk is alone: `SearchGate.claim`).
@@ -82,7 +81,6 @@ package final class PasswordHandler: DecryptionHandler {
                 }
             guard let found else {
                 gate.tried(picked.map { names[$0] }, walk: number)
-                failed += picked.map { names[$0] }
                 continue
             }
             // A password earlier in this walk's order with the same key form would have matched
@@ -91,10 +89,10 @@ package final class PasswordHandler: DecryptionHandler {
                 ?? (chain[found.position], found.form, found.index)
             // The rest of the batch counts as tried in vain (the first match in it is the winner).
             gate.tried(picked.map { names[$0] }, matched: names[found.position], opener: opener.password.name, walk: number)
-            gate.end(failed: failed + picked.map { names[$0] }.filter { $0 != names[found.position] })
+            gate.end(walk: number)
             return opener.open(message, form: form, index: index)
         }
-        gate.end(failed: failed)
+        gate.end(walk: number)
         var rest = walk
         rest.tried = walk.tried + chain.count
         return last.passOn(message, walk: rest)
