@@ -16,11 +16,11 @@ extension RWSecret {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Which store, where, why, how many passwords, locked or not.",
+            abstract: "Which store, where, why, how many passwords and identities, locked or not.",
             discussion: """
                 For the vault, also whether `rwsecret vault unlock` keeps its passphrase in \
                 the session keyring, and until when. --json writes one object with the keys \
-                store, location, reason, passwords (null when unknown), locked, and for the \
+                store, location, reason, passwords and identities (null when unknown), locked, and for the \
                 vault vault_exists, passphrase_cached and passphrase_cached_until, and problem \
                 (null, or what is wrong). A vault that does not exist yet says "vault: none yet \
                 at PATH"; a vault that is a folder, damaged or behind a wrong passphrase adds a \
@@ -45,6 +45,7 @@ extension RWSecret {
                 throw CommandFailure(error)
             }
             var count: Int?
+            var identities: Int?
             var note: String?
             // A problem (not a state): the vault is a folder, damaged, behind a wrong passphrase…
             // reported in the output and by the exit status.
@@ -54,6 +55,7 @@ extension RWSecret {
             do {
                 try store.open()
                 count = try store.labels().count
+                identities = try (store as? any IdentityStore)?.identities().count
             } catch {
                 // A locked keyring, or a vault that cannot be opened (no or wrong passphrase, not a vault file).
                 guard error.exitStatus == .unavailable, store.isLocked || store.kind == .file || error.isLocked else {
@@ -76,6 +78,7 @@ extension RWSecret {
                 var members: [(String, String)] = [
                     ("store", JSON.string(choice.kind.rawValue)), ("location", JSON.string(store.location)),
                     ("reason", JSON.string(choice.reason)), ("passwords", count.map(String.init) ?? "null"),
+                    ("identities", identities.map(String.init) ?? "null"),
                     ("locked", count == nil ? "true" : "false"),
                 ]
                 if let vaultExists { members.append(("vault_exists", vaultExists ? "true" : "false")) }
@@ -90,6 +93,7 @@ extension RWSecret {
                 out.line("location: \(store.location)")
                 out.line("reason: \(choice.reason)")
                 out.line("passwords: \(count.map(String.init) ?? "unknown")")
+                out.line("identities: \(identities.map(String.init) ?? "unknown")")
                 out.line("locked: \(count == nil ? "yes" : "no")")
                 if store.kind == .file {
                     let value = cache.map { $0.held ? "until \($0.until.map(VaultTime.iso8601) ?? "?")" : "no" } ?? "unknown"

@@ -55,6 +55,11 @@ struct IdentityCommandTests {
         #expect(json.out == #"[{"label":"me","kind":"age-x25519","recipient":"\#(recipient)","position":1}]"# + "\n", "\(json.out)")
         // Not a password: the password side does not see it.
         #expect(try run(["--store", "file", "password", "list"]).out.isEmpty)
+        // status counts it apart from the passwords, in text and JSON.
+        let status = try run(["--store", "file", "status"])
+        #expect(status.outLines.contains("passwords: 0") && status.outLines.contains("identities: 1"), "\(status.out)")
+        let statusJSON = try run(["--store", "file", "status", "--json"])
+        #expect(statusJSON.out.contains(#""passwords":0,"identities":1,"#), "\(statusJSON.out)")
 
         // age encrypts to the printed recipient; rwsecret opens it from the store alone.
         let plaintext = Crypto.randomBytes(count: 100_000)

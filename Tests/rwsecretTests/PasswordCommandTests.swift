@@ -179,18 +179,18 @@ struct PasswordCommandTests {
     @Test func statusOfTheVault() throws {
         let empty = try rwsecret(["status"])
         #expect(empty.status == 0)
-        #expect(empty.outLines.count == 7)
+        #expect(empty.outLines.count == 8)
         #expect(empty.outLines[0] == "store: file")
         #expect(empty.outLines[1] == "location: \(vaultPath)")
         #expect(empty.outLines[2].hasPrefix("reason: auto: "))
-        #expect(empty.outLines[3...] == ["passwords: 0", "locked: no", "passphrase cached: no",
+        #expect(empty.outLines[3...] == ["passwords: 0", "identities: 0", "locked: no", "passphrase cached: no",
                                          "vault: none yet at \(vaultPath) (the first `rwsecret password add` creates it)"])
 
         #expect(try rwsecret(["password", "add"], stdin: "one secret").status == 0)
-        #expect(try rwsecret(["status", "--store", "file"]).outLines[3...] == ["passwords: 1", "locked: no", "passphrase cached: no"])
+        #expect(try rwsecret(["status", "--store", "file"]).outLines[3...] == ["passwords: 1", "identities: 0", "locked: no", "passphrase cached: no"])
         let wrong = try rwsecret(["status"], env: ["RWSECRET_VAULT_PASSPHRASE": "wrong wrong"])
         #expect(wrong.status == 69, "a wrong passphrase is a problem, not a state (issue 27 item 12)")
-        #expect(wrong.outLines[3..<6] == ["passwords: unknown", "locked: yes", "passphrase cached: no"])
+        #expect(wrong.outLines[3..<7] == ["passwords: unknown", "identities: unknown", "locked: yes", "passphrase cached: no"])
         #expect(wrong.outLines.last?.hasPrefix("problem: wrong passphrase") == true)
     }
 
@@ -239,7 +239,7 @@ struct KeyringCommandTests {
         #expect(status.outLines == [
             "store: keyring", "location: \(keyring.collectionPath)",
             "reason: auto: a Secret Service owns org.freedesktop.secrets on the session bus",
-            "passwords: 2", "locked: no",
+            "passwords: 2", "identities: 0", "locked: no",
         ])
         #expect(try run(keyring, ["password", "remove", "work"]).status == 0)
         #expect(keyring.secretTool(["search", "--all", "label", "work"])?.contains("rwsecret: work") != true)
@@ -364,7 +364,7 @@ struct KeyringCommandTests {
         #expect(status.outLines == [
             "store: keyring", "location: \(keyring.collectionPath)",
             "reason: auto: a Secret Service owns org.freedesktop.secrets on the session bus",
-            "passwords: unknown", "locked: yes",
+            "passwords: unknown", "identities: unknown", "locked: yes",
         ])
         for arguments in [["password", "list"], ["password", "add", "other"], ["password", "remove", "work"]] {
             let result = try run(keyring, arguments, stdin: "another secret")
