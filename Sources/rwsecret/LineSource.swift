@@ -14,7 +14,7 @@ import Glibc
 /// itself; its width W is that row's length. Rows of exactly W characters that
 /// are not whole messages and do not start another format (`Salted__`, `RNC`)
 /// continue it; a shorter row, or one ending in `=`, is its last row; a blank
-/// row, a row that breaks the pattern (another width, not base64, a whole
+/// row, a row that breaks the pattern (another width, not base64, a whole v1–v3
 /// message, a row with an ID), or the end ends it before that row. The run is
 /// then cut into messages at rows that start an RNCryptor v1–v3 header (a
 /// wrapped message whose last row is full width, directly followed by the next
@@ -231,7 +231,10 @@ struct LineSource {
         let text = Self.messageText(bytes[...])
         guard !text.isEmpty, text.first != UInt8(ascii: "#"), Self.isWrappedRow(text[...]) else { return nil }
         if case .foreign = Self.start(of: text) { return nil }
-        if text.count >= Self.shortestMessageText, case .message = Self.parse(text[...]) { return nil }
+        // A whole v1–v3 message ends the run. A version 0 one does not: v0 has no length rule
+        // (any 66 bytes or more), so a row of ciphertext that happens to begin `00 00` would
+        // read as one (for the same reason, `cuts` never cuts at a v0 header).
+        if text.count >= Self.shortestMessageText, case .message(let message) = Self.parse(text[...]), message.header.version != 0 { return nil }
         return text
     }
 
