@@ -13,7 +13,7 @@ protocol OpenPGPDecryptedStream: ByteSource {
 }
 
 extension OpenPGPDecryptedStream {
-    /// `read` with a failure of the stream's own remembered.
+    /// Runs `body` (a step of the stream itself: reading, decrypting), keeping its error in `failure`.
     func failing<T>(_ failure: inout KindError?, _ body: () throws(KindError) -> T) throws(KindError) -> T {
         do { return try body() } catch {
             failure = error
