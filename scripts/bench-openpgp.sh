@@ -3,6 +3,7 @@
 # on the same `gpg -c` file, in turn (gpg, rwsecret, gpg, rwsecret...), each output checked.
 # Wall and CPU seconds and peak RSS (GNU time) per tool, the median of ROUNDS runs, then the ratio.
 #   scripts/bench-openpgp.sh [RWSECRET]    SIZES="256" (MiB)  ROUNDS=3  COMPRESS="none zlib"
+# BASELINE=PATH: another rwsecret (an older build) timed in the same turns, for before/after figures.
 # The passphrase goes to gpg by --passphrase-fd and to rwsecret by --password-file, never on argv.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +35,7 @@ for size in $SIZES; do
   for compress in $COMPRESS; do
     gpg --batch --yes --pinentry-mode loopback --passphrase-fd 3 3<"$work/pass" --compress-algo "$compress" \
       -c -o "$work/msg.gpg" "$work/plain" 2>/dev/null
-    : > "$work/gpg.runs"; : > "$work/rw.runs"
+    : > "$work/gpg.runs"; : > "$work/rw.runs"; : > "$work/base.runs"
     for _ in $(seq "$ROUNDS"); do
       rm -f "$work/out"
       measure gpg --batch --yes --pinentry-mode loopback --passphrase-fd 3 -d -o "$work/out" "$work/msg.gpg" 3<"$work/pass" >> "$work/gpg.runs"
@@ -42,15 +43,24 @@ for size in $SIZES; do
       rm -f "$work/out"
       measure "$RWSECRET" decrypt --no-store --password-file "$work/passwords" --binary -o "$work/out" "$work/msg.gpg" >> "$work/rw.runs"
       [ "$(sha256sum < "$work/out")" = "$want" ] || { echo "bench-openpgp: rwsecret's output differs" >&2; exit 1; }
+      if [ -n "${BASELINE:-}" ]; then
+        rm -f "$work/out"
+        measure "$BASELINE" decrypt --no-store --password-file "$work/passwords" --binary -o "$work/out" "$work/msg.gpg" >> "$work/base.runs"
+        [ "$(sha256sum < "$work/out")" = "$want" ] || { echo "bench-openpgp: the baseline's output differs" >&2; exit 1; }
+      fi
     done
-    for tool in gpg rw; do
+    for tool in gpg rw $([ -n "${BASELINE:-}" ] && echo base); do
       wall=$(cut -d' ' -f1 "$work/$tool.runs" | median)
       cpu=$(cut -d' ' -f2 "$work/$tool.runs" | median)
       rss=$(cut -d' ' -f3 "$work/$tool.runs" | median)
-      printf '%-6s %-8s %-9s %8s %8s %10s\n' "$size" "$compress" "$([ $tool = rw ] && echo rwsecret || echo gpg)" "$wall" "$cpu" "$((rss / 1024))"
+      printf '%-6s %-8s %-9s %8s %8s %10s\n' "$size" "$compress" "$(case $tool in rw) echo rwsecret;; base) echo baseline;; *) echo gpg;; esac)" "$wall" "$cpu" "$((rss / 1024))"
       eval "${tool}_wall=$wall"
     done
     awk -v r="$rw_wall" -v g="$gpg_wall" -v s="$size" -v c="$compress" \
       'BEGIN { printf "%-6s %-8s ratio     %8.2f  (rwsecret wall / gpg wall, median of '"$ROUNDS"')\n", s, c, (g > 0 ? r / g : 0) }'
+    if [ -n "${BASELINE:-}" ]; then
+      awk -v r="$base_wall" -v g="$gpg_wall" -v s="$size" -v c="$compress" \
+        'BEGIN { printf "%-6s %-8s ratio     %8.2f  (baseline wall / gpg wall)\n", s, c, (g > 0 ? r / g : 0) }'
+    fi
   done
 done

@@ -5,8 +5,9 @@
 //
 // The input is a whole message, tried with the password "fuzz" (Fuzz/corpus/openpgp holds gpg -c
 // messages made with it, --s2k-count 65536). Checked, beyond "no crash, no leak, no overflow,
-// no hang": an input that opens has passed its MDC (the plaintext sink is written only after
-// it), and nothing opens a message whose session key packets are all refused. An S2K count
+// no hang": an input that opens has passed its MDC (the sink is written as the body is
+// decrypted, and emptied when the MDC or anything else fails: after an error it holds nothing),
+// and nothing opens a message whose session key packets are all refused. An S2K count
 // above 2^20 is not derived (a fuzzer would spend its time hashing).
 import RWSecretKit
 #if canImport(Glibc)
@@ -47,6 +48,7 @@ public func fuzzOpenPGP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(OpenPGPKind.literal(header) != nil, "opened without a literal data packet")
         Outcomes.record("opened")
     } catch {
+        require(sink.bytes.isEmpty, "\(sink.bytes.count) bytes left in the sink after an error")
         Outcomes.record("body: \(error.testKitClass)")
     }
     return 0

@@ -95,6 +95,73 @@ struct OpenPGPCommandTests {
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("escape").path))
     }
 
+    /// `gpg -c` of `plain` with `passphrase` and `--compress-algo compress`, made in this test's folder.
+    func gpgEncrypt(_ plain: String, passphrase: String, compress: String) throws -> String {
+        let gpg = try #require(["/usr/bin/gpg", "/bin/gpg"].first { FileManager.default.isExecutableFile(atPath: $0) }, "gpg is not installed (make deps)")
+        let home = dir.url.appendingPathComponent("gnupg").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let message = dir.url.appendingPathComponent("m-\(compress).gpg").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "'\(gpg)' --homedir '\(home)' --batch --yes --pinentry-mode loopback --passphrase-fd 3 --s2k-count 65536 --compress-algo \(compress) -o '\(message)' -c '\(plain)' 3<'\(passphrase)'; gpgconf --homedir '\(home)' --kill gpg-agent"]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        return message
+    }
+
+    /// The plaintext is written once: decrypted, parsed and written to the unnamed file that -o
+    /// links in, the MDC checked at the end. It was spooled to a private file and then parsed
+    /// into the output: strace counted 16 MiB written for 8 MiB.
+    @Test("--binary -o: an 8 MiB gpg -c message is written once (strace: bytes written), not spooled first",
+          .enabled(if: PrivateKeyring.executable("strace") != nil, "strace is not installed (make test installs it)"))
+    func writtenOnce() throws {
+        let size = 8 << 20
+        let plain = dir.file("plain", bytes: Array(repeating: 0x61, count: size))
+        let passphrase = dir.file("passphrase", "pass ✓")
+        chmod(passphrase, 0o600)
+        let message = try gpgEncrypt(plain, passphrase: passphrase, compress: "none")
+        let list = dir.file("passwords", "pass ✓\n")
+        let out = dir.url.appendingPathComponent("out").path
+        let trace = dir.url.appendingPathComponent("trace").path
+        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
+        let result = try RWSecretProcess.run(["-f", "-e", "trace=write,pwrite64,writev,pwritev,pwritev2,sendfile,copy_file_range,splice", "-o", trace,
+                                              RWSecretProcess.executable.path, "decrypt", "--no-store", "--binary", "--password-file", list, "-o", out, message],
+                                             stdin: Data(), environment: RWSecretProcess.environment(home: dir.url, extra: [:]), directory: dir.url, executable: strace)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.contents(atPath: out) == FileManager.default.contents(atPath: plain))
+        // Each call's result, the number after its last " = ".
+        let written = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").reduce(0) { total, line in
+            guard let range = line.range(of: " = ", options: .backwards) else { return total }
+            return total + max(0, Int(line[range.upperBound...].prefix { $0.isNumber || $0 == "-" }) ?? 0)
+        }
+        #expect(written >= size && written < size + size / 4, "\(written) bytes written for \(size)")
+    }
+
+    @Test("--binary -o: a byte changed in the last MiB of an 8 MiB gpg -c message (stored, zlib) leaves nothing at -o and nothing in its folder",
+          arguments: ["none", "zlib"])
+    func tamperedLastChunk(_ compress: String) throws {
+        let plain = dir.file("plain", bytes: (0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+        let passphrase = dir.file("passphrase", "pass ✓")
+        chmod(passphrase, 0o600)
+        let message = try Array(Data(contentsOf: URL(fileURLWithPath: gpgEncrypt(plain, passphrase: passphrase, compress: compress))))
+        let list = dir.file("passwords", "pass ✓\n")
+        let folder = dir.url.appendingPathComponent("outputs")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let out = folder.appendingPathComponent("out").path
+        let opened = try run(["decrypt", "--no-store", "--binary", "--password-file", list, "-o", out, dir.file("m", bytes: message)])
+        #expect(opened.status == 0 && FileManager.default.contents(atPath: out) == FileManager.default.contents(atPath: plain), "\(opened.stderr)")
+        try FileManager.default.removeItem(atPath: out)
+        for back in [3, 30, 5000, 600_000] where back < message.count {
+            var copy = message
+            copy[copy.count - back] ^= 0x08
+            let failed = try run(["decrypt", "--no-store", "--binary", "--password-file", list, "-o", out, dir.file("t", bytes: copy)])
+            #expect(failed.status == 1, "\(back) from the end: \(failed.stderr)")
+            #expect(failed.errLines.count == 1 && failed.errLines[0].contains("modification detection code does not match"), "\(back): \(failed.errLines)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "\(back) from the end: something left at -o's folder")
+        }
+    }
+
     @Test("--binary --verbose --jobs 3: RFC 9580's EAX sample (SEIPD v2) opens with the third password; the cost line names the S2K and 3 at once")
     func seipdV2() throws {
         let sample = KindCommandTests.kinds.appendingPathComponent("openpgp-rfc9580/a9-v6skesk-aes128-eax.asc").path

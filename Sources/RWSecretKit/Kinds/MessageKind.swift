@@ -34,9 +34,11 @@ package enum Unlock<Key> {
 /// - `unlock` spends at most one key derivation per credential, and returns `.wrongCredential`
 ///   (never throws) when the credential simply does not fit; it throws only for a message that
 ///   no credential can open (a malformed stanza, a tampered header).
-/// - `decryptBody` writes to `sink` only bytes that are already authenticated, and throws when
-///   anything that authenticates the whole plaintext fails (a missing final chunk, trailing
-///   data): the caller releases what the sink holds only when `decryptBody` returns.
+/// - `decryptBody` throws when anything that authenticates the whole plaintext fails (a missing
+///   final chunk, trailing data): the caller releases what the sink holds only when
+///   `decryptBody` returns. A kind that writes bytes to `sink` before all that authenticates
+///   them is checked (OpenPGP: the MDC comes at the end of the message) calls `sink.discard()`
+///   before it throws, so that a sink never holds unverified bytes after an error.
 package protocol MessageKind {
     /// What `parseHeader` learns before any credential is tried.
     associatedtype Header
@@ -86,6 +88,8 @@ package let detectionLength = 1024
 /// `decryptBody` returns: the caller decides then (a private file, a bounded buffer).
 package protocol PlaintextSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer) throws(KindError)
+    /// Drops (and wipes where it can) everything written so far: the message did not verify.
+    func discard()
 }
 
 /// Verified plaintext kept in memory, up to a limit (for small messages and tests).
@@ -101,6 +105,11 @@ package final class MemoryPlaintext: PlaintextSink {
         guard bytes.count + chunk.count <= limit else { throw .tooLarge(limit: limit) }
         bytes.append(contentsOf: chunk)
     }
+
+    package func discard() {
+        Crypto.cleanse(&bytes)
+        bytes = []
+    }
 }
 
 /// Verified plaintext spooled to an unnamed private file (`PrivateFile`), for any size in bounded memory.
@@ -112,6 +121,9 @@ package final class PrivateFilePlaintext: PlaintextSink {
     package func write(_ chunk: UnsafeRawBufferPointer) throws(KindError) {
         do { try file.write(chunk) } catch { throw .io(error) }
     }
+
+    /// Cuts the unnamed file to nothing (its blocks go back to the filesystem now, not when it is closed).
+    package func discard() { try? file.truncate(to: 0) }
 }
 
 extension MessageKind {

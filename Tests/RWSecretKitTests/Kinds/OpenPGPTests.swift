@@ -223,8 +223,88 @@ struct OpenPGPFixturesTests {
     }
 }
 
+/// The body of a SEIPD packet is decrypted, parsed and released in one pass (OpenPGPStreams):
+/// the plaintext is written once, to the sink, and the sink emptied when the MDC fails.
+@Suite("OpenPGP: the plaintext written once")
+struct OpenPGPStreamingTests {
+    /// Bytes this thread has passed to write(2) and its kin so far (/proc/thread-self/io,
+    /// `wchar`): only this thread's, whatever other tests run beside it.
+    static func threadWritten() throws -> Int {
+        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("wchar:") })
+        return try #require(Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)))
+    }
+
+    @Test("an 8 MiB message opens into the sink with nothing written on the way (it was spooled to a private file first: 8 MiB written twice)")
+    func noSpool() throws {
+        let password = Array("streamed".utf8)
+        let plaintext = Crypto.randomBytes(count: 8 << 20)
+        let message = try OpenPGPBuilder.message(password: password, plaintext: plaintext)
+        let input = KindInput(bytes: message)
+        let header = try OpenPGPKind.parseHeader(input)
+        let (key, _, _) = try #require(try OpenPGPKind.firstUnlock(header, credentials: [.password(SecretBytes(password))]))
+        let sink = MemoryPlaintext()
+        let before = try Self.threadWritten()
+        try OpenPGPKind.decryptBody(header, key: key, from: input, into: sink)
+        let written = try Self.threadWritten() - before
+        #expect(sink.bytes == plaintext)
+        #expect(header.literal == LiteralData(name: Array("data".utf8), date: 0))
+        #expect(written < 1 << 20, "\(written) bytes written to decrypt into memory")
+    }
+
+    @Test("a byte changed in the last MiB of an 8 MiB message (literal data, MDC): an MDC failure, and the sink is empty again")
+    func tamperedLastChunk() throws {
+        let password = Array("streamed".utf8)
+        let plaintext = Crypto.randomBytes(count: 8 << 20)
+        let message = try OpenPGPBuilder.message(password: password, plaintext: plaintext)
+        for back in [1, 10, 22, 23, 100, 70_000, 1 << 20] {
+            var copy = message
+            copy[copy.count - back] ^= 0x20
+            let (result, sunk) = openPGP(copy, [password])
+            guard case .failure(.payload(let why)) = result else { Issue.record("\(back) from the end: \(result)"); continue }
+            #expect(why.contains("modification detection code"), "\(back) from the end: \(why)")
+            #expect(sunk == 0, "\(back) from the end: \(sunk) bytes left in the sink")
+        }
+    }
+
+    @Test("a sink that fills up (line mode's limit) gives its error only once the MDC is checked: a changed message is an MDC failure")
+    func fullSinkAfterMDC() throws {
+        let password = Array("streamed".utf8)
+        let message = try OpenPGPBuilder.message(password: password, plaintext: Crypto.randomBytes(count: 3 << 20))
+        func open(_ bytes: [UInt8]) throws -> (KindError?, Int) {
+            let input = KindInput(bytes: bytes)
+            let header = try OpenPGPKind.parseHeader(input)
+            let (key, _, _) = try #require(try OpenPGPKind.firstUnlock(header, credentials: [.password(SecretBytes(password))]))
+            let sink = MemoryPlaintext(limit: 1 << 20)
+            do { try OpenPGPKind.decryptBody(header, key: key, from: input, into: sink) } catch { return (error, sink.bytes.count) }
+            return (nil, sink.bytes.count)
+        }
+        let (full, left) = try open(message)
+        #expect(full == .tooLarge(limit: 1 << 20) && left == 0)
+        var changed = message
+        changed[changed.count - 5] ^= 1
+        let (failed, leftAfter) = try open(changed)
+        guard case .payload(let why) = failed else { Issue.record("\(String(describing: failed))"); return }
+        #expect(why.contains("modification detection code") && leftAfter == 0)
+    }
+}
+
 /// Small hand-made OpenPGP packets for the tests.
 enum OpenPGPBuilder {
+    /// A whole `gpg -c`-like message: a v4 SKESK (AES-256, iterated S2K, the S2K key is the
+    /// session key) and a SEIPD v1 packet holding a literal data packet ("data", no date) of
+    /// `plaintext` and its MDC.
+    static func message(password: [UInt8], plaintext: [UInt8]) throws -> [UInt8] {
+        let s2k = OpenPGPS2K(mode: .iterated(Crypto.randomBytes(count: 8), count: 1024), hash: 8)
+        let key = try s2k.derive(password: password, length: 32)
+        var inner = Crypto.randomBytes(count: 16)
+        inner += inner[14..<16]
+        inner += packet(tag: 11, [0x62, 4] + Array("data".utf8) + [0, 0, 0, 0] + plaintext) + [0xD3, 0x14]
+        let sha1 = try #require(OpenPGPDigest("SHA1"))
+        sha1.update(inner)
+        return skesk(cipher: 9, s2k: s2k) + packet(tag: 18, [1] + cfbEncrypt(key: key, inner + sha1.finish()))
+    }
+
     /// A new-format packet with a fixed length.
     static func packet(tag: UInt8, _ body: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0xc0 | tag]

@@ -7,8 +7,10 @@ internal import Glibc
 /// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4 and v6; S2K
 /// simple, salted, iterated and salted, Argon2). The body is a SEIPD v1 packet (CFB with a
 /// modification detection code) or a SEIPD v2 one (AEAD chunks: EAX, OCB, GCM, and a final tag):
-/// the whole decrypted packet stream is spooled to an unnamed private file and its MDC, or every
-/// chunk's tag and the final tag, checked before any of it is parsed, decompressed or released. Refused with one line:
+/// the decrypted packet stream is parsed and decompressed as it is decrypted, and the plaintext
+/// written once, to the sink (`OpenPGPDecryptedStream`); the MDC, or the final tag, is checked
+/// at the end, and the sink emptied when it fails: the caller releases nothing before (the CLI's
+/// sink is an unnamed private file, linked in only then). Refused with one line:
 /// SED packets (no integrity protection), messages only to public keys (PKESK), messages that
 /// are signed or plain but not encrypted.
 package enum OpenPGPKind: MessageKind {
@@ -288,93 +290,62 @@ package enum OpenPGPKind: MessageKind {
         return plain.withUnsafeBytes { p in p[bs - 2] == p[bs] && p[bs - 1] == p[bs + 1] }
     }
 
-    /// The size of the MDC packet that ends the decrypted stream (header 0xD3 0x14, SHA-1).
-    private static let mdcSize = 22
-
     package static func decryptBody(_ header: Header, key session: SessionKey, from _: KindInput, into sink: some PlaintextSink) throws(KindError) {
-        if let v2 = header.v2 { return try decryptV2(header, v2, key: session, into: sink) }
-        let bs = session.cipher.blockSize
-        guard let cfb = session.cipher.cfb(key: session.key), let sha1 = OpenPGPDigest("SHA1") else {
-            throw .refused("the \(session.cipher.name) cipher: this OpenSSL has none")
+        do throws(KindError) {
+            if let v2 = header.v2 { return try release(decryptV2(header, v2, key: session), header: header, into: sink) }
+            let bs = session.cipher.blockSize
+            guard let cfb = session.cipher.cfb(key: session.key), let sha1 = OpenPGPDigest("SHA1") else {
+                throw .refused("the \(session.cipher.name) cipher: this OpenSSL has none")
+            }
+            guard header.prefix.count >= bs + 2 else { throw .payload("the encrypted data is cut short") }
+            try release(OpenPGPCFBStream(header: header, cfb: cfb, sha1: sha1, blockSize: bs), header: header, into: sink)
+        } catch {
+            sink.discard()
+            throw error
         }
-        guard header.prefix.count >= bs + 2 else { throw .payload("the encrypted data is cut short") }
-        let spool: PrivateFile
-        do { spool = try PrivateFile(in: temporaryFolder, needsName: false) } catch { throw .io(error) }
+    }
 
-        // Pass 1: decrypt everything into the private spool, hashing it; the last 22 bytes held back.
-        // 1 MiB at a time: a sixteenth of the system calls of 64 KiB, for 2 MiB more memory.
-        let chunk = 1 << 20
-        let cipherBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk + mdcSize, alignment: 16)
-        let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk + mdcSize, alignment: 16)
-        defer {
-            Crypto.cleanse(plainBuffer)
-            cipherBuffer.deallocate()
-            plainBuffer.deallocate()
+    /// Parses the packets of `stream` as it is decrypted, writing the literal data to `sink`
+    /// (the plaintext is written once), then checks what authenticates the whole stream. What
+    /// went wrong in the packets inside (a parse error, a corrupt compressed stream, a sink
+    /// that is full) is told only once the stream has verified: a changed message, or a wrong
+    /// key that passed the quick check, is an MDC or tag failure whatever its packets look like.
+    /// The caller empties the sink when this throws.
+    private static func release(_ stream: some OpenPGPDecryptedStream, header: Header, into sink: some PlaintextSink) throws(KindError) {
+        let parsed: Result<LiteralData, KindError>
+        do { parsed = .success(try releaseLiteral(from: KindInput(stream), into: sink, depth: 0)) } catch {
+            if let failure = stream.failure { throw failure }
+            parsed = .failure(error)
         }
-        // The prefix (and any bytes read with it).
-        header.prefix.withUnsafeBytes { cipherBuffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        cfb.decrypt(UnsafeRawBufferPointer(rebasing: cipherBuffer[0..<header.prefix.count]), into: plainBuffer)
-        sha1.update(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<(bs + 2)]))
-        var held = header.prefix.count - (bs + 2)
-        if held > 0 { plainBuffer.baseAddress!.copyMemory(from: plainBuffer.baseAddress! + bs + 2, byteCount: held) }
-        /// Hashes and spools what is held but the last 22 bytes (perhaps the MDC packet).
-        func spoolHeld() throws(KindError) {
-            let release = held - mdcSize
-            let ready = UnsafeRawBufferPointer(rebasing: plainBuffer[0..<release])
-            sha1.update(ready)
-            do { try spool.write(ready) } catch { throw .io(error) }
-            plainBuffer.baseAddress!.copyMemory(from: plainBuffer.baseAddress! + release, byteCount: mdcSize)
-            held = mdcSize
-        }
-        while true {
-            let n = try header.body.read(into: UnsafeMutableRawBufferPointer(rebasing: cipherBuffer[0..<(chunk + mdcSize - held)]))
-            if n == 0 { break }
-            cfb.decrypt(UnsafeRawBufferPointer(rebasing: cipherBuffer[0..<n]), into: UnsafeMutableRawBufferPointer(rebasing: plainBuffer[held...]))
-            held += n
-            // Spooled a whole buffer at a time (a body in partial lengths comes 8 KiB a read).
-            if held == chunk + mdcSize { try spoolHeld() }
-        }
-        if held > mdcSize { try spoolHeld() }
-        guard try header.packets.isAtEnd() else { throw .payload("data after the encrypted data packet") }
-        guard held == mdcSize else { throw .payload("the encrypted data is cut short (no MDC)") }
-        let mdc = UnsafeRawBufferPointer(rebasing: plainBuffer[0..<mdcSize])
-        sha1.update(UnsafeRawBufferPointer(rebasing: mdc[0..<2]))
-        let digest = sha1.finish()
-        guard mdc[0] == 0xD3, mdc[1] == 0x14,
-              digest.withUnsafeBytes({ Crypto.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: mdc[2...])) }) else {
-            throw .payload("the modification detection code does not match (the message was changed, or a wrong key passed the quick check)")
-        }
-
-        // Pass 2: the verified packets, parsed from the spool.
-        try releaseLiteral(from: KindInput(SpoolSource(spool)), header: header, into: sink, depth: 0)
+        try stream.finish()
+        header.setLiteral(try parsed.get())
     }
 
     /// Finds the one literal data packet in `input` (inside compressed data, beside signature
-    /// packets) and writes its data to `sink`.
-    static func releaseLiteral(from input: KindInput, header: Header, into sink: some PlaintextSink, depth: Int) throws(KindError) {
+    /// packets) and writes its data to `sink`; returns its name and date.
+    static func releaseLiteral(from input: KindInput, into sink: some PlaintextSink, depth: Int) throws(KindError) -> LiteralData {
         guard depth <= 8 else { throw .payload("compressed data nested too deep") }
-        var seenLiteral = false
+        var seenLiteral: LiteralData?
         while let packet = try OpenPGPPacket.readHeader(input) {
             let body = OpenPGPBodySource(input, length: packet.length)
             switch packet.tag {
             case 8:
-                guard !seenLiteral else { throw .payload("more than one literal data packet") }
+                guard seenLiteral == nil else { throw .payload("more than one literal data packet") }
                 let algorithm = try body.readPrefix(1)
                 guard let id = algorithm.first else { throw .payload("an empty compressed data packet") }
                 if id == 0 {
-                    try releaseLiteral(from: KindInput(body), header: header, into: sink, depth: depth + 1)
+                    seenLiteral = try releaseLiteral(from: KindInput(body), into: sink, depth: depth + 1)
                 } else {
-                    try releaseLiteral(from: KindInput(OpenPGPDecompressor(algorithm: id, body: body)), header: header, into: sink, depth: depth + 1)
+                    seenLiteral = try releaseLiteral(from: KindInput(OpenPGPDecompressor(algorithm: id, body: body)), into: sink, depth: depth + 1)
                 }
-                seenLiteral = true
             case 11:
-                guard !seenLiteral else { throw .payload("more than one literal data packet") }
+                guard seenLiteral == nil else { throw .payload("more than one literal data packet") }
                 let start = try body.readPrefix(2)
                 guard start.count == 2 else { throw .payload("a literal data packet cut short") }
                 let name = try body.readPrefix(Int(start[1]))
                 let date = try body.readPrefix(4)
                 guard name.count == Int(start[1]), date.count == 4 else { throw .payload("a literal data packet cut short") }
-                header.setLiteral(LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) }))
+                let literal = LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) })
                 // Whole buffers to the sink: a body in partial lengths (gpg writes 8 KiB parts inside
                 // compressed data) would otherwise cost a write per part.
                 let size = 1 << 20
@@ -393,7 +364,7 @@ package enum OpenPGPKind: MessageKind {
                     }
                     if filled > 0 { try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                 }
-                seenLiteral = true
+                seenLiteral = literal
             case 2, 4, 10, 21:
                 // Signatures (not checked here: no public keys), markers and padding.
                 try body.skip()
@@ -401,22 +372,7 @@ package enum OpenPGPKind: MessageKind {
                 throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
             }
         }
-        guard seenLiteral else { throw .payload("no literal data in the encrypted data") }
-    }
-}
-
-/// A private spool file read from its start.
-final class SpoolSource: ByteSource {
-    private let file: PrivateFile
-    private var offset = 0
-
-    init(_ file: PrivateFile) { self.file = file }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
-        do {
-            let n = try file.read(at: offset, into: buffer)
-            offset += n
-            return n
-        } catch { throw .io(error) }
+        guard let seenLiteral else { throw .payload("no literal data in the encrypted data") }
+        return seenLiteral
     }
 }
