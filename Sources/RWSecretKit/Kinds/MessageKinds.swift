@@ -90,6 +90,7 @@ extension MessageKinds {
                 throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count)
             }
             do { try K.decryptBody(header, key: key(found.fileKey), from: input, into: sink) } catch {
+                sink.discard()  // what verified before the failure (age's earlier chunks) goes too
                 throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
             }
             return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
@@ -149,6 +150,7 @@ extension MessageKinds {
                 case .unlocked(let key):
                     count(offer)
                     do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
+                        sink.discard()  // what verified before the failure (age's earlier chunks) goes too
                         throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
                     }
                     let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)

@@ -191,3 +191,25 @@ struct AgeScryptBatchTests {
         }
     }
 }
+
+/// A kind that fails after it has written verified chunks (age's STREAM: every chunk before a
+/// tampered last one checks out) leaves nothing in its sink: `MessageKinds.open` discards it.
+@Suite("a failed message leaves its sink empty, whatever the kind")
+struct FailedSinkTests {
+    @Test("age, 200 KiB (4 chunks), a byte of the last chunk changed: the error, and 0 bytes in the sink")
+    func ageLastChunk() throws {
+        let plaintext = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let encryptor = AgeEncryptor(password: SecretBytes(utf8: "pw"), workFactor: 10, armor: false)
+        var file = encryptor.update(plaintext) + encryptor.finalize()
+        file[file.count - 20] ^= 0x01
+        let sink = MemoryPlaintext()
+        do {
+            _ = try MessageKinds.open(AgeKind.self, input: KindInput(bytes: file), passwords: [ChainPassword(name: "p", secret: SecretBytes(utf8: "pw"))],
+                                      identities: [], budget: .oneAtATime, into: sink)
+            Issue.record("a tampered age file opened")
+        } catch {
+            #expect(error.tried == 1)
+        }
+        #expect(sink.bytes.isEmpty, "\(sink.bytes.count) bytes of the verified chunks before the tampered one stayed in the sink")
+    }
+}
