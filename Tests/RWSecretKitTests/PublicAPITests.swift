@@ -17,8 +17,11 @@ struct PublicAPITests {
         ("func e() -> DecryptionFailure { .lineTooLong }", "the tool's line-mode failure"),
         ("func f() -> String { FileKind.fifo.withArticle }", "the tool's wording of a file kind"),
         ("func g() -> String { CharacterClassValidator.Requirement.alpha.wording }", "the tool's wording of a requirement"),
-        ("func h() -> CompositeValidator { .runDefault }", "the tool's run-password validators"),
-        ("func i() -> CompositeValidator { .passwordAdd(minimumLength: nil, requirement: nil, stored: []) }", "the tool's password add validators"),
+        ("func h() -> PasswordValidator { .runDefault }", "the tool's run-password validators"),
+        ("func i() -> PasswordValidator { .passwordAdd(minimumLength: nil, requirement: nil, stored: []) }", "the tool's password add validators"),
+        // One validator type with static members, not a type per rule (issue 23: under 150 public symbols).
+        ("let y = NonEmptyValidator()", "a type per validation rule"),
+        ("let z = MinimumLengthValidator.domain", "a domain constant per rule"),
         // Generic top-level names: `Crypto` hid swift-crypto's module (`Crypto.SHA256` failed with both imported).
         ("let j: Crypto.Type? = nil", "a top-level Crypto"),
         ("let k: Message? = nil", "a top-level Message"),
@@ -59,7 +62,8 @@ struct PublicAPITests {
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
-        let validators = CompositeValidator(CompositeValidator.defaultValidators)
+        let validators = PasswordValidator([.standard, .minimumLength(12), .onlyLettersAndDigits])
+        let custom = PasswordValidator { $0.count == 3 ? ValidationFailure(domain: "example", code: 1, description: "three", reason: "not three") : nil }
         let base64 = RNCryptor.Base64.encode([1, 2, 3])
         let decoded: [UInt8]? = RNCryptor.Base64.decodeLenient(Array(base64.utf8))
         """
