@@ -63,7 +63,7 @@ extension RWSecret.Password {
 
         /// "Already stored" says under which label: whoever typed the secret may see where it is.
         private static func namingTheLabel(_ error: StoreError, of secret: SecretBytes, in store: any PasswordStore) -> StoreError {
-            guard case .passwordRejected(let label, let failures) = error,
+            guard case .passwordRejected(let label, let failures) = error.reason,
                   failures.contains(where: { $0.domain == NotAlreadyStoredValidator.domain }),
                   let stored = try? store.passwords(),
                   let match = stored.first(where: { $0.secret.isEqual(to: secret) }) else { return error }

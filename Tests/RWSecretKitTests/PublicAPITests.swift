@@ -28,6 +28,8 @@ struct PublicAPITests {
         ("let l = Base64.encode([1])", "a top-level Base64"),
         ("let m: SystemError? = nil", "a top-level SystemError"),
         ("let n: FileKind? = nil", "a top-level FileKind"),
+        ("let n2: StoreError.FileKind? = nil", "a file kind (the tool's words; the description names it)"),
+        ("let n3: StoreKind? = nil", "a store kind (a user has the type)"),
         ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
         // The rest of the tool inside the API (item 7).
         ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
@@ -62,6 +64,15 @@ struct PublicAPITests {
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
+        // A store error is a struct with a non-frozen code (new codes break no switch), its labels and failures.
+        func locked(_ error: StoreError) -> Bool { error.code == .locked }
+        func concerns(_ error: StoreError) -> ([String], [ValidationFailure]) { (error.labels, error.failures) }
+        func act(_ error: StoreError) -> String {
+            switch error.code {
+            case .labelExists, .unknownLabel: "labels \\(error.labels)"
+            default: "\\(error)"
+            }
+        }
         let validators = PasswordValidator([.standard, .minimumLength(12), .onlyLettersAndDigits])
         let custom = PasswordValidator { $0.count == 3 ? ValidationFailure(domain: "example", code: 1, description: "three", reason: "not three") : nil }
         let base64 = RNCryptor.Base64.encode([1, 2, 3])
