@@ -30,6 +30,7 @@ struct PublicAPITests {
         ("let n: FileKind? = nil", "a top-level FileKind"),
         ("let n2: StoreError.FileKind? = nil", "a file kind (the tool's words; the description names it)"),
         ("let n3: StoreKind? = nil", "a store kind (a user has the type)"),
+        ("let n4: VerifiedStream.Failure? = nil", "a second error for streams"),
         ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
         // The rest of the tool inside the API (item 7).
         ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
@@ -58,8 +59,9 @@ struct PublicAPITests {
         func stream(_ decryptor: Decryptor, _ part: ArraySlice<UInt8>) throws(RNCryptorError) { try decryptor.update(part) }
         // Paths as FilePath, descriptors as FileDescriptor (swift-system).
         let vault = VaultPasswordStore(path: FilePath("/tmp/vault"), passphrase: { _ in nil })
-        func failedRead(_ failure: VerifiedStream.Failure) -> Errno? { if case .read(let errno) = failure { errno } else { nil } }
-        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(VerifiedStream.Failure) -> VerifiedStream.Opened {
+        // A stream throws the client's one error too (its own failures: io, inputChanged, notRNCryptor).
+        func failedIO(_ failure: DecryptionFailure) -> Errno? { if case .io(let errno) = failure { errno } else { nil } }
+        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Opened {
             try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
