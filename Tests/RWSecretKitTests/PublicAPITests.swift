@@ -31,6 +31,7 @@ struct PublicAPITests {
         ("let n2: StoreError.FileKind? = nil", "a file kind (the tool's words; the description names it)"),
         ("let n3: StoreKind? = nil", "a store kind (a user has the type)"),
         ("let n4: VerifiedStream.Failure? = nil", "a second error for streams"),
+        ("let n5 = RNCryptorError.hmacMismatch", "an error case to switch over exhaustively (a code instead)"),
         ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
         // The rest of the tool inside the API (item 7).
         ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
@@ -68,6 +69,8 @@ struct PublicAPITests {
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
         // A store error is a struct with a non-frozen code (new codes break no switch), its labels and failures.
         func locked(_ error: StoreError) -> Bool { error.code == .locked }
+        // So is the format's error: a wrong password or a corrupted message is one code.
+        func wrongPasswordOrCorrupted(_ error: RNCryptorError) -> Bool { error.code == .authenticationFailure }
         func concerns(_ error: StoreError) -> ([String], [ValidationFailure]) { (error.labels, error.failures) }
         func act(_ error: StoreError) -> String {
             switch error.code {

@@ -37,7 +37,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     private let iterations: Int
     private let state = LockedState(State())
     /// Whether `decrypt` opens versions 0 and 1 (`LegacyFormats`; refused unless the client was told).
-    public let legacyFormats: LegacyFormats
+    package let legacyFormats: LegacyFormats
 
     /// Facts about the chain as last built, for `--verbose` (counts only, never secrets).
     package var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) { state.withLock { $0.lastBuild } }

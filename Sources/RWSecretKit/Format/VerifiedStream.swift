@@ -113,7 +113,7 @@ public struct VerifiedStream {
     package static let chunkSize = 1 << 20
 
     /// Threads to use (1: everything on the calling thread).
-    public var jobs: Int
+    package var jobs: Int
     /// Called after each chunk read with the bytes read so far and the input's size when known.
     public var progress: ((_ done: Int, _ total: Int?) -> Void)?
 

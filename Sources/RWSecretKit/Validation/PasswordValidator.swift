@@ -6,7 +6,7 @@ public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvert
     /// A code unique within the domain.
     public let code: Int
     /// What is wrong, e.g. "the password is empty".
-    public let failureDescription: String
+    package let failureDescription: String
     /// Why it matters or what to do, e.g. "RNCryptor needs a non-empty password".
     public let failureReason: String
 
