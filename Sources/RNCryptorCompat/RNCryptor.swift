@@ -285,7 +285,7 @@ private final class HeldDecryption {
     }
 
     static func map(_ error: RNCryptorError) -> RNCryptor.Error {
-        switch error {
+        switch error.reason {
         case .tooShort, .badLength: .messageTooShort
         case .unknownVersion, .unknownOptions, .openSSLEnc, .rncryptorV4Draft, .legacyVersion: .unknownHeader
         case .keyBasedMessage, .passwordBasedMessage: .invalidCredentialType

@@ -45,7 +45,7 @@ extension GlobalOptions {
 extension CommandFailure {
     /// A store error of an identity command: labels are an identity's, not a password's.
     init(identity error: StoreError) {
-        switch error {
+        switch error.reason {
         case .labelExists(let label):
             self.init(.dataError, "an identity labelled '\(Output.escaped(label))' already exists")
         case .labelsExist(let labels):

@@ -42,7 +42,7 @@ extension RWSecret.Password {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
             }
             let secret = try readPassword()
-            let given = CompositeValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
+            let given = PasswordValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
             try report(given.validate(secret))
 
             let store = try global.openStore()
@@ -51,7 +51,7 @@ extension RWSecret.Password {
                 // that concurrent adds neither store one secret twice nor take one label twice.
                 let minLength = self.minLength, requirement = require
                 let used = try store.add(secret, label: label) { secret, stored in
-                    CompositeValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
+                    PasswordValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
                 }
                 if !global.quiet {
                     Output.standardError.line("rwsecret: stored password '\(Output.escaped(used))' (\(store.kind.rawValue) store)")
@@ -63,7 +63,7 @@ extension RWSecret.Password {
 
         /// "Already stored" says under which label: whoever typed the secret may see where it is.
         private static func namingTheLabel(_ error: StoreError, of secret: SecretBytes, in store: any PasswordStore) -> StoreError {
-            guard case .passwordRejected(let label, let failures) = error,
+            guard case .passwordRejected(let label, let failures) = error.reason,
                   failures.contains(where: { $0.domain == NotAlreadyStoredValidator.domain }),
                   let stored = try? store.passwords(),
                   let match = stored.first(where: { $0.secret.isEqual(to: secret) }) else { return error }

@@ -102,7 +102,7 @@ enum RunPasswords {
 
     /// Runs the default validators and prints every failure as `rwsecret: NAME: REASON`.
     private static func passes(_ secret: SecretBytes, name: String) -> Bool {
-        let failures = CompositeValidator.runDefault.validate(secret)
+        let failures = PasswordValidator.runDefault.validate(secret)
         for failure in failures { Output.standardError.line("rwsecret: \(Output.escaped(name)): \(failure.words)") }
         return failures.isEmpty
     }

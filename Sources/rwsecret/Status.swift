@@ -121,7 +121,7 @@ extension StoreError {
     /// A store that is merely locked (a locked keyring, a vault whose passphrase cannot be
     /// asked here): a state that `status` reports with exit 0, not a problem.
     var isLockedState: Bool {
-        switch self {
+        switch reason {
         case .locked, .noPassphrase: true
         default: false
         }
@@ -131,7 +131,7 @@ extension StoreError {
 extension StoreError {
     /// A locked keyring collection.
     var isLocked: Bool {
-        if case .locked = self { return true }
+        if case .locked = reason { return true }
         return false
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 extension StoreError {
     /// The spec's exit status for this error.
     var exitStatus: ExitStatus {
-        switch self {
+        switch reason {
         case .unavailable, .locked, .wrongPassphrase, .noPassphrase, .noVault, .vaultNotARegularFile,
              .vaultTooLarge, .vaultDamaged, .unsafeLockFile, .untrustedLink, .sessionKeyring:
             .unavailable
@@ -22,7 +22,7 @@ extension StoreError {
     /// The message, one `rwsecret: ` line per failure (the first without the prefix).
     var words: String {
         let vaultAdvice = "point --vault (or RWSECRET_VAULT) at the vault file"
-        switch self {
+        switch reason {
         case .passphraseRejected(let failures):
             return failures.map { "vault passphrase: \($0.words)" }.joined(separator: "\nrwsecret: ")
         case .passwordRejected(let label, let failures):

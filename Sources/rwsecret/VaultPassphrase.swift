@@ -68,7 +68,7 @@ final class VaultPassphrase: @unchecked Sendable {
 
     /// What a new passphrase must be, said before it is asked.
     static let rules = """
-        rwsecret: its passphrase needs at least \(CompositeValidator.vaultPassphraseMinimumLength) characters, \
+        rwsecret: its passphrase needs at least \(PasswordValidator.vaultPassphraseMinimumLength) characters, \
         no control characters or line breaks, and at most 1024 bytes.
 
         """
@@ -81,7 +81,7 @@ final class VaultPassphrase: @unchecked Sendable {
         var lastFailures: [ValidationFailure] = []
         for _ in 0..<VaultPasswordStore.maximumPassphraseTries {
             let first = try ask(note + prompt)
-            lastFailures = CompositeValidator.newVaultPassphrase.validate(first)
+            lastFailures = PasswordValidator.newVaultPassphrase.validate(first)
             if let current, first.isEqual(to: current) { lastFailures.append(Self.unchanged) }
             if !lastFailures.isEmpty {
                 note = lastFailures.map { "rwsecret: vault passphrase: \($0.words)\n" }.joined() + "rwsecret: try again.\n"

@@ -17,14 +17,21 @@ struct PublicAPITests {
         ("func e() -> DecryptionFailure { .lineTooLong }", "the tool's line-mode failure"),
         ("func f() -> String { FileKind.fifo.withArticle }", "the tool's wording of a file kind"),
         ("func g() -> String { CharacterClassValidator.Requirement.alpha.wording }", "the tool's wording of a requirement"),
-        ("func h() -> CompositeValidator { .runDefault }", "the tool's run-password validators"),
-        ("func i() -> CompositeValidator { .passwordAdd(minimumLength: nil, requirement: nil, stored: []) }", "the tool's password add validators"),
+        ("func h() -> PasswordValidator { .runDefault }", "the tool's run-password validators"),
+        ("func i() -> PasswordValidator { .passwordAdd(minimumLength: nil, requirement: nil, stored: []) }", "the tool's password add validators"),
+        // One validator type with static members, not a type per rule (issue 23: under 150 public symbols).
+        ("let y = NonEmptyValidator()", "a type per validation rule"),
+        ("let z = MinimumLengthValidator.domain", "a domain constant per rule"),
         // Generic top-level names: `Crypto` hid swift-crypto's module (`Crypto.SHA256` failed with both imported).
         ("let j: Crypto.Type? = nil", "a top-level Crypto"),
         ("let k: Message? = nil", "a top-level Message"),
         ("let l = Base64.encode([1])", "a top-level Base64"),
         ("let m: SystemError? = nil", "a top-level SystemError"),
         ("let n: FileKind? = nil", "a top-level FileKind"),
+        ("let n2: StoreError.FileKind? = nil", "a file kind (the tool's words; the description names it)"),
+        ("let n3: StoreKind? = nil", "a store kind (a user has the type)"),
+        ("let n4: VerifiedStream.Failure? = nil", "a second error for streams"),
+        ("let n5 = RNCryptorError.hmacMismatch", "an error case to switch over exhaustively (a code instead)"),
         ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
         // The rest of the tool inside the API (item 7).
         ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
@@ -53,13 +60,26 @@ struct PublicAPITests {
         func stream(_ decryptor: Decryptor, _ part: ArraySlice<UInt8>) throws(RNCryptorError) { try decryptor.update(part) }
         // Paths as FilePath, descriptors as FileDescriptor (swift-system).
         let vault = VaultPasswordStore(path: FilePath("/tmp/vault"), passphrase: { _ in nil })
-        func failedRead(_ failure: VerifiedStream.Failure) -> Errno? { if case .read(let errno) = failure { errno } else { nil } }
-        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(VerifiedStream.Failure) -> VerifiedStream.Opened {
+        // A stream throws the client's one error too (its own failures: io, inputChanged, notRNCryptor).
+        func failedIO(_ failure: DecryptionFailure) -> Errno? { if case .io(let errno) = failure { errno } else { nil } }
+        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Opened {
             try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
-        let validators = CompositeValidator(CompositeValidator.defaultValidators)
+        // A store error is a struct with a non-frozen code (new codes break no switch), its labels and failures.
+        func locked(_ error: StoreError) -> Bool { error.code == .locked }
+        // So is the format's error: a wrong password or a corrupted message is one code.
+        func wrongPasswordOrCorrupted(_ error: RNCryptorError) -> Bool { error.code == .authenticationFailure }
+        func concerns(_ error: StoreError) -> ([String], [ValidationFailure]) { (error.labels, error.failures) }
+        func act(_ error: StoreError) -> String {
+            switch error.code {
+            case .labelExists, .unknownLabel: "labels \\(error.labels)"
+            default: "\\(error)"
+            }
+        }
+        let validators = PasswordValidator([.standard, .minimumLength(12), .onlyLettersAndDigits])
+        let custom = PasswordValidator { $0.count == 3 ? ValidationFailure(domain: "example", code: 1, description: "three", reason: "not three") : nil }
         let base64 = RNCryptor.Base64.encode([1, 2, 3])
         let decoded: [UInt8]? = RNCryptor.Base64.decodeLenient(Array(base64.utf8))
         """

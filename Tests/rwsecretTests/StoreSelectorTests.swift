@@ -59,7 +59,7 @@ struct StoreSelectorTests {
         #expect {
             _ = try selector.open(try selector.choose()) { _ throws(StoreError) in SecretBytes(utf8: "unused") }
         } throws: { error in
-            guard case .unavailable(let reason, let advice) = error as? StoreError else { return false }
+            guard case .unavailable(let reason, let advice) = (error as? StoreError)?.reason else { return false }
             return reason.contains("no D-Bus session bus") && advice.contains("--store file")
         }
     }

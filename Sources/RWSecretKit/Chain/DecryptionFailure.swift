@@ -1,6 +1,8 @@
+public import SystemPackage
+
 /// Why a message did not decrypt: facts (the tool words them for a terminal).
 ///
-/// The one error of ``PasswordClient/decrypt(_:)``. Not frozen: a later version may add
+/// The one error of ``PasswordClient/decrypt(_:)`` and ``VerifiedStream``. Not frozen: a later version may add
 /// cases, so a `switch` over it should end in a `default` that words the failure with
 /// its `description`.
 public enum DecryptionFailure: Error, Sendable, Equatable {
@@ -18,6 +20,30 @@ public enum DecryptionFailure: Error, Sendable, Equatable {
     case noPasswordOpened(tried: Int)
     /// The store could not be opened or read (what its opener or the store threw).
     case store(StoreError)
+    /// A stream's input is not a raw RNCryptor message: base64 text, or a message of
+    /// another kind (age, Ansible Vault, OpenPGP).
+    case notRNCryptor
+    /// A stream's regular input file changed while it was read.
+    case inputChanged
+    /// A stream could not read its input, or create or write its output (or the private
+    /// file that holds plaintext until it is verified): the system's error.
+    case io(Errno)
+}
+
+extension DecryptionFailure {
+    /// The failure a stream's `failure` is to a library user.
+    package init(_ failure: VerifiedStream.Failure) {
+        switch failure {
+        case .chainUnavailable(let error as DecryptionFailure): self = error
+        case .chainUnavailable(let error as StoreError): self = .store(error)
+        case .chainUnavailable(let error): self = .store(.io("\(error)"))
+        case .format(let error): self = .format(error)
+        case .base64Text, .otherKind: self = .notRNCryptor
+        case .notOpened(let failure): self = failure
+        case .inputChanged: self = .inputChanged
+        case .read(let errno), .create(let errno), .write(let errno), .temporaryFile(let errno, _): self = .io(errno)
+        }
+    }
 }
 
 extension DecryptionFailure {
@@ -39,6 +65,9 @@ extension DecryptionFailure: CustomStringConvertible {
         case .badPadding: "bad padding"
         case .noPasswordOpened(let tried): "no password opened it (tried \(tried))"
         case .store(let error): error.description
+        case .notRNCryptor: "not a raw RNCryptor message (base64 text, or another kind of message)"
+        case .inputChanged: "the input file changed while it was read"
+        case .io(let errno): "\(errno)"
         }
     }
 }

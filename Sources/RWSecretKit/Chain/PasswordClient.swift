@@ -15,7 +15,7 @@
 public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// Opens the store on first use; returns nil when there is no store (`--no-store`).
     /// Called at most once, from whichever task decrypts the first password-based message.
-    public typealias StoreOpener = @Sendable () throws -> (any PasswordStore)?
+    package typealias StoreOpener = @Sendable () throws -> (any PasswordStore)?
 
     /// What the client reads and changes, under `state`'s lock.
     private struct State {
@@ -37,7 +37,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     private let iterations: Int
     private let state = LockedState(State())
     /// Whether `decrypt` opens versions 0 and 1 (`LegacyFormats`; refused unless the client was told).
-    public let legacyFormats: LegacyFormats
+    package let legacyFormats: LegacyFormats
 
     /// Facts about the chain as last built, for `--verbose` (counts only, never secrets).
     package var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) { state.withLock { $0.lastBuild } }
@@ -48,7 +48,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// Every handler derives keys with the format's 10,000 PBKDF2 rounds.
     /// Versions 0 and 1 fail with `.format(.legacyVersion)` unless `legacyFormats` is `.allowed`.
     public convenience init(runOnly: [ChainPassword], keys: MessageKeys? = nil,
-                            legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) {
+                            legacyFormats: LegacyFormats = .refused, openStore: @escaping @Sendable () throws -> (any PasswordStore)?) {
         try! self.init(runOnly: runOnly, keys: keys, iterations: KeyDerivation.iterations,  // 10,000 is in range
                        legacyFormats: legacyFormats, openStore: openStore)
     }
@@ -59,7 +59,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
     ///   1...100,000,000.
     public init(runOnly: [ChainPassword], keys: MessageKeys? = nil, iterations: Int,
-                legacyFormats: LegacyFormats = .refused, openStore: @escaping StoreOpener) throws(RNCryptorError) {
+                legacyFormats: LegacyFormats = .refused, openStore: @escaping @Sendable () throws -> (any PasswordStore)?) throws(RNCryptorError) {
         try RNCryptorError.check(iterations: iterations)
         self.legacyFormats = legacyFormats
         self.runOnly = runOnly

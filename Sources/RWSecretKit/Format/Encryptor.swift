@@ -41,7 +41,7 @@ public final class Encryptor: @unchecked Sendable {
     /// - Throws: `RNCryptorError.invalidSaltSize` unless each salt is 8 bytes,
     ///   `.invalidIVSize` unless `iv` is 16 bytes, `.iterationsOutOfRange` unless
     ///   `iterations` is in 1...`KeyDerivation.maximumIterations`.
-    public init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8],
+    package init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8],
                 iterations: Int = 10_000) throws(RNCryptorError) {
         for salt in [encryptionSalt, hmacSalt] where salt.count != MessageHeader.saltSize { throw .invalidSaltSize(salt.count) }
         try RNCryptorError.check(iv: iv)

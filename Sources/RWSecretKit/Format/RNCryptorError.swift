@@ -1,7 +1,56 @@
-/// Why a message could not be decrypted, or why a parameter of the format was refused.
+/// Why a message could not be decrypted, or why a parameter of the format was refused:
+/// a ``code`` to act on and a ``description`` for people (the version, size or count
+/// concerned included).
 ///
-/// Not frozen: a later version may add cases, so a `switch` over it needs a `default`.
-public enum RNCryptorError: Error, Equatable, Sendable {
+/// Not frozen: a struct, as swift-system's `Errno`, so a later version adds codes without
+/// breaking a `switch` (which needs a `default`).
+public struct RNCryptorError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, in kind. Not frozen: later versions may add codes.
+    public struct Code: Hashable, Sendable {
+        private let value: Int
+        private init(_ value: Int) { self.value = value }
+
+        /// The message is cut short, or its ciphertext is not whole 16-byte blocks.
+        public static let malformed = Code(1)
+        /// Not a format this library reads: an unknown version or options byte, OpenSSL
+        /// `enc` (`Salted__`), or the unfinished RNCryptor v4 draft.
+        public static let unknownFormat = Code(2)
+        /// A version 0 or 1 message, whose HMAC does not cover its header, and legacy
+        /// formats were not allowed (``LegacyFormats``).
+        public static let legacyVersion = Code(3)
+        /// A key-based message was given a password, or a password-based one keys.
+        public static let wrongCredentialType = Code(4)
+        /// The message does not authenticate: a wrong password or key, or a corrupted
+        /// message (the HMAC does not match, or the padding under a matching HMAC is bad).
+        public static let authenticationFailure = Code(5)
+        /// A key that is not 32 bytes, an IV that is not 16, an iteration count out of range.
+        public static let invalidParameter = Code(6)
+        /// `update(_:)` or `finalize()` on a decryptor already finalized.
+        public static let alreadyFinalized = Code(7)
+    }
+
+    /// What went wrong, in full (package access: the tool and the compatibility module map it).
+    package let reason: Reason
+
+    package init(_ reason: Reason) { self.reason = reason }
+
+    /// What went wrong, in kind.
+    public var code: Code {
+        switch reason {
+        case .tooShort, .badLength: .malformed
+        case .unknownVersion, .unknownOptions, .openSSLEnc, .rncryptorV4Draft: .unknownFormat
+        case .legacyVersion: .legacyVersion
+        case .keyBasedMessage, .passwordBasedMessage: .wrongCredentialType
+        case .hmacMismatch, .badPadding: .authenticationFailure
+        case .invalidKeySize, .invalidIVSize, .invalidSaltSize, .iterationsOutOfRange: .invalidParameter
+        case .alreadyFinalized: .alreadyFinalized
+        }
+    }
+}
+
+extension RNCryptorError {
+/// What went wrong, in full.
+package enum Reason: Equatable, Sendable {
     /// Fewer bytes than the header, one 16-byte block and the 32-byte HMAC.
     case tooShort
     /// The ciphertext is not a whole number of 16-byte blocks.
@@ -37,11 +86,32 @@ public enum RNCryptorError: Error, Equatable, Sendable {
     /// `update(_:)` or `finalize()` on a decryptor whose `finalize()` has already been called.
     case alreadyFinalized
 }
+}
 
-extension RNCryptorError: CustomStringConvertible {
+/// The cases as errors, so that the package throws and matches `.hmacMismatch` as before.
+extension RNCryptorError {
+    package static var tooShort: RNCryptorError { RNCryptorError(.tooShort) }
+    package static var badLength: RNCryptorError { RNCryptorError(.badLength) }
+    package static func unknownVersion(_ value: UInt8) -> RNCryptorError { RNCryptorError(.unknownVersion(value)) }
+    package static func unknownOptions(_ value: UInt8) -> RNCryptorError { RNCryptorError(.unknownOptions(value)) }
+    package static var keyBasedMessage: RNCryptorError { RNCryptorError(.keyBasedMessage) }
+    package static var passwordBasedMessage: RNCryptorError { RNCryptorError(.passwordBasedMessage) }
+    package static var hmacMismatch: RNCryptorError { RNCryptorError(.hmacMismatch) }
+    package static var badPadding: RNCryptorError { RNCryptorError(.badPadding) }
+    package static var openSSLEnc: RNCryptorError { RNCryptorError(.openSSLEnc) }
+    package static var rncryptorV4Draft: RNCryptorError { RNCryptorError(.rncryptorV4Draft) }
+    package static func legacyVersion(_ value: UInt8) -> RNCryptorError { RNCryptorError(.legacyVersion(value)) }
+    package static func invalidKeySize(_ value: Int) -> RNCryptorError { RNCryptorError(.invalidKeySize(value)) }
+    package static func invalidIVSize(_ value: Int) -> RNCryptorError { RNCryptorError(.invalidIVSize(value)) }
+    package static func invalidSaltSize(_ value: Int) -> RNCryptorError { RNCryptorError(.invalidSaltSize(value)) }
+    package static func iterationsOutOfRange(_ value: Int) -> RNCryptorError { RNCryptorError(.iterationsOutOfRange(value)) }
+    package static var alreadyFinalized: RNCryptorError { RNCryptorError(.alreadyFinalized) }
+}
+
+extension RNCryptorError {
     /// A short English description, without secrets.
     public var description: String {
-        switch self {
+        switch reason {
         case .tooShort: "too short"
         case .badLength: "bad length"
         case .unknownVersion(let v): "unknown version \(v)"
@@ -75,7 +145,7 @@ extension RNCryptorError {
 
     /// The case's name ("hmacMismatch"), without its value: for the tests' and fuzzers' agreement checks.
     package var caseName: String {
-        switch self {
+        switch reason {
         case .tooShort: "tooShort"
         case .badLength: "badLength"
         case .unknownVersion: "unknownVersion"

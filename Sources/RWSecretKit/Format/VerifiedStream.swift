@@ -64,11 +64,9 @@ public struct VerifiedStream {
         case openedLater(FilePath)
     }
 
-    /// Why the stream failed. Facts only; the caller words them.
-    ///
-    /// The one error of streams. Not frozen: a later version may add cases, so a
-    /// `switch` over it needs a `default`.
-    public enum Failure: Error, Sendable {
+    /// Why the stream failed, in full: facts the tool words (package access; a library
+    /// user gets the ``DecryptionFailure`` each maps to).
+    package enum Failure: Error, Sendable {
         /// The chain could not be had (its store could not be opened): what the chain's provider threw.
         case chainUnavailable(any Error)
         /// The message is malformed (before any key was tried).
@@ -115,7 +113,7 @@ public struct VerifiedStream {
     package static let chunkSize = 1 << 20
 
     /// Threads to use (1: everything on the calling thread).
-    public var jobs: Int
+    package var jobs: Int
     /// Called after each chunk read with the bytes read so far and the input's size when known.
     public var progress: ((_ done: Int, _ total: Int?) -> Void)?
 
@@ -134,8 +132,12 @@ public struct VerifiedStream {
     /// The client's store is opened only when the message is password-based.
     /// The client's `legacyFormats` decides whether a v0 or v1 message is opened
     /// (this stream's own setting is not used here).
-    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
-        try decrypt(input: input.rawValue, client: client, to: destination)
+    ///
+    /// Throws what ``PasswordClient/decrypt(_:)`` throws, and ``DecryptionFailure/notRNCryptor``
+    /// (base64 text, or a message of another kind), ``DecryptionFailure/inputChanged`` and
+    /// ``DecryptionFailure/io(_:)`` for the stream's own failures; nothing was written then.
+    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Opened {
+        do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
     }
 
     /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).

@@ -24,10 +24,8 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
     /// The default collection's object path.
     public let location: String
     /// Whether the default collection was locked when the store was opened.
-    public let isLocked: Bool
+    package let isLocked: Bool
 
-    /// The kind of store.
-    public var kind: StoreKind { .keyring }
 
     /// Opens the keyring's default collection. A locked collection still opens
     /// (so it can be reported); its operations then throw `locked`.
@@ -106,7 +104,7 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
 
     /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
-    public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+    public func add(_ passwords: [PasswordToAdd], check: (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] {
         let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
         let existing = try itemsWithSecrets()

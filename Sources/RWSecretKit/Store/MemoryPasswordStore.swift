@@ -10,12 +10,8 @@ public final class MemoryPasswordStore: ObservablePasswordStore {
     /// A store holding `entries`, in that order.
     public init(_ entries: [StoredPassword] = []) { self.entries = LockedState(entries) }
 
-    /// The kind of store.
-    public var kind: StoreKind { .memory }
     /// Where it lives.
     public var location: String { "memory" }
-    /// Whether the store was found locked.
-    public var isLocked: Bool { false }
 
     /// Makes the store ready to use (see `PasswordStore.open()`).
     public func open() {}
@@ -26,7 +22,7 @@ public final class MemoryPasswordStore: ObservablePasswordStore {
 
     /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
-    public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+    public func add(_ passwords: [PasswordToAdd], check: (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] {
         let labels = try entries.withLock { (entries: inout [StoredPassword]) throws(StoreError) -> [String] in
             let labels = try Self.plan(passwords, taken: entries.map(\.label), stored: entries.map(\.secret), check: check)
             for (password, label) in zip(passwords, labels) {

@@ -12,8 +12,8 @@ public struct StoredPassword: Sendable {
     }
 }
 
-/// Which kind of store this is.
-public enum StoreKind: String, Sendable {
+/// Which kind of store this is (the tool's words for it; a library user has the type).
+package enum StoreKind: String, Sendable {
     /// The Secret Service keyring (`KeyringPasswordStore`).
     case keyring
     /// The encrypted vault file (`VaultPasswordStore`).
@@ -38,7 +38,7 @@ public struct PasswordToAdd: Sendable {
 
 /// Checks a password to add against the secrets stored at that moment (called under
 /// the store's lock); returns every failure, or none to accept it.
-public typealias StoredSecretsCheck = (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]
+package typealias StoredSecretsCheck = (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]
 
 /// An ordered collection of labelled passwords: the Adapter every password source sits behind.
 ///
@@ -55,13 +55,8 @@ public typealias StoredSecretsCheck = (_ secret: SecretBytes, _ stored: [SecretB
 /// - `Sendable`: a store may be used from several tasks at once (the client that reads it
 ///   may serve them all); each operation is safe against the others.
 public protocol PasswordStore: AnyObject, Sendable {
-    /// The kind of store.
-    var kind: StoreKind { get }
     /// Where it lives: a collection path, a vault path, or `memory`.
     var location: String { get }
-    /// Whether the store was found locked (a locked keyring collection); its
-    /// operations then throw `locked`. A vault is opened with its passphrase instead.
-    var isLocked: Bool { get }
 
     /// Makes the store ready to use, so that errors surface before any work: throws
     /// `locked` for a locked keyring; asks an existing vault's passphrase and checks it.
@@ -75,7 +70,7 @@ public protocol PasswordStore: AnyObject, Sendable {
     /// rejects given the secrets stored at that moment (`passwordRejected`).
     /// Returns the labels used.
     @discardableResult
-    func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String]
+    func add(_ passwords: [PasswordToAdd], check: (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String]
     /// Removes every label in `labels`, or none of them when one is unknown (`unknownLabels`).
     func remove(labels: [String]) throws(StoreError)
     /// Renames `label` to `newLabel`, keeping its place in the stored order. Throws
@@ -112,9 +107,22 @@ extension PasswordStore {
     /// Stores `secret` under `label` (or the lowest free `password-N`) when `check` accepts it
     /// given the secrets stored at that moment. Returns the label used.
     @discardableResult
-    public func add(_ secret: SecretBytes, label: String?, check: StoredSecretsCheck) throws(StoreError) -> String {
+    package func add(_ secret: SecretBytes, label: String?, check: StoredSecretsCheck) throws(StoreError) -> String {
         try add([PasswordToAdd(label: label, secret: secret)], check: check)[0]
     }
+
+    /// The kind of store (the tool's words for it).
+    package var kind: StoreKind {
+        switch self {
+        case is KeyringPasswordStore: .keyring
+        case is VaultPasswordStore: .file
+        default: .memory
+        }
+    }
+
+    /// Whether the store was found locked (a locked keyring collection); its operations then
+    /// throw `locked`. A library user learns it from ``open()``.
+    package var isLocked: Bool { (self as? KeyringPasswordStore)?.isLocked ?? false }
 }
 
 /// A change made through a store.

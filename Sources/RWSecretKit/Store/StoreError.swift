@@ -1,8 +1,81 @@
-/// Why a store operation failed: facts, for the tool to word. Descriptions never contain a secret.
+/// Why a store operation failed. Its ``description`` never contains a secret.
 ///
-/// The one error of the stores. Not frozen: a later version may add cases, so a `switch`
-/// over it needs a `default`.
-public enum StoreError: Error, Sendable, Equatable {
+/// The one error of the stores: a ``code`` to act on, the ``labels`` and validation
+/// ``failures`` it concerns, and a description for people. Not frozen: a struct, as
+/// swift-system's `Errno`, so a later version adds codes without breaking a `switch`
+/// (which needs a `default`).
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in kind. Not frozen: later versions may add codes.
+    public struct Code: Hashable, Sendable {
+        private let value: Int
+        private init(_ value: Int) { self.value = value }
+
+        /// The store cannot be reached or opened (no Secret Service, no D-Bus session).
+        public static let unavailable = Code(1)
+        /// The keyring collection is locked; unlock it with the keyring's own tools.
+        public static let locked = Code(2)
+        /// A label to add or rename to is already in use (``StoreError/labels`` names each).
+        public static let labelExists = Code(3)
+        /// A label given is not stored (``StoreError/labels`` names each).
+        public static let unknownLabel = Code(4)
+        /// A label breaks the label rules (1–64 characters, no control characters).
+        public static let invalidLabel = Code(5)
+        /// A password or a new passphrase was rejected by validators (``StoreError/failures``).
+        public static let rejected = Code(6)
+        /// The vault's passphrase was wrong every time it was given; the vault is unchanged.
+        public static let wrongPassphrase = Code(7)
+        /// No passphrase could be had to open or create the vault, or there is no vault yet
+        /// where one must exist.
+        public static let noPassphrase = Code(8)
+        /// The vault's file is not a vault: not a regular file, too large, or damaged.
+        public static let vaultUnreadable = Code(9)
+        /// The file system or the kernel refused (an I/O error, an unsafe lock file or link).
+        public static let system = Code(10)
+    }
+
+    /// What went wrong, in full (package access: the tool words each case).
+    package let reason: Reason
+
+    package init(_ reason: Reason) { self.reason = reason }
+
+    /// What went wrong, in kind.
+    public var code: Code {
+        switch reason {
+        case .unavailable: .unavailable
+        case .locked: .locked
+        case .labelExists, .labelsExist: .labelExists
+        case .unknownLabels: .unknownLabel
+        case .invalidLabel: .invalidLabel
+        case .passphraseRejected, .passwordRejected: .rejected
+        case .wrongPassphrase: .wrongPassphrase
+        case .noPassphrase, .noVault: .noPassphrase
+        case .vaultNotARegularFile, .vaultTooLarge, .vaultDamaged: .vaultUnreadable
+        case .io, .unsafeLockFile, .untrustedLink, .sessionKeyring: .system
+        }
+    }
+
+    /// The labels the error concerns (`labelExists`, `unknownLabel`, `invalidLabel`, and a
+    /// rejected password's label when one was given); empty for the others.
+    public var labels: [String] {
+        switch reason {
+        case .labelExists(let label), .invalidLabel(let label, _), .passwordRejected(.some(let label), _): [label]
+        case .labelsExist(let labels), .unknownLabels(let labels): labels
+        default: []
+        }
+    }
+
+    /// Why validators rejected a password or a new passphrase (`rejected`); empty for the others.
+    public var failures: [ValidationFailure] {
+        switch reason {
+        case .passphraseRejected(let failures), .passwordRejected(_, let failures): failures
+        default: []
+        }
+    }
+}
+
+extension StoreError {
+/// What went wrong, in full: facts, for the tool to word.
+package enum Reason: Sendable, Equatable {
     /// The store cannot be reached or opened; `advice` says what to do.
     case unavailable(reason: String, advice: String)
     /// The keyring collection or the vault is locked.
@@ -42,14 +115,37 @@ public enum StoreError: Error, Sendable, Equatable {
     /// The kernel's session keyring refused `operation` with `errno`.
     case sessionKeyring(operation: String, errno: Int32)
 }
+}
 
-/// The name the package's code uses for `StoreError.FileKind` (not public: a top-level
-/// `FileKind` is too generic a name for a library's users).
+/// The cases as errors, so that the package throws `.labelExists(label)` as before.
+extension StoreError {
+    package static func unavailable(reason: String, advice: String) -> StoreError { StoreError(.unavailable(reason: reason, advice: advice)) }
+    package static func locked(advice: String) -> StoreError { StoreError(.locked(advice: advice)) }
+    package static func labelExists(_ p0: String) -> StoreError { StoreError(.labelExists(p0)) }
+    package static func labelsExist(_ p0: [String]) -> StoreError { StoreError(.labelsExist(p0)) }
+    package static func unknownLabels(_ p0: [String]) -> StoreError { StoreError(.unknownLabels(p0)) }
+    package static func invalidLabel(_ p0: String, reason: String) -> StoreError { StoreError(.invalidLabel(p0, reason: reason)) }
+    package static func io(_ p0: String) -> StoreError { StoreError(.io(p0)) }
+    package static func passphraseRejected(_ p0: [ValidationFailure]) -> StoreError { StoreError(.passphraseRejected(p0)) }
+    package static func passwordRejected(label: String?, _ p1: [ValidationFailure]) -> StoreError { StoreError(.passwordRejected(label: label, p1)) }
+    package static func wrongPassphrase(path: String) -> StoreError { StoreError(.wrongPassphrase(path: path)) }
+    package static func noPassphrase(path: String, reason: String) -> StoreError { StoreError(.noPassphrase(path: path, reason: reason)) }
+    package static func noVault(path: String) -> StoreError { StoreError(.noVault(path: path)) }
+    package static func vaultNotARegularFile(path: String, kind: FileKind) -> StoreError { StoreError(.vaultNotARegularFile(path: path, kind: kind)) }
+    package static func vaultTooLarge(path: String, size: Int64, limit: Int) -> StoreError { StoreError(.vaultTooLarge(path: path, size: size, limit: limit)) }
+    package static func vaultDamaged(path: String, detail: String) -> StoreError { StoreError(.vaultDamaged(path: path, detail: detail)) }
+    package static func unsafeLockFile(path: String, kind: FileKind) -> StoreError { StoreError(.unsafeLockFile(path: path, kind: kind)) }
+    package static func untrustedLink(path: String, owner: UInt32) -> StoreError { StoreError(.untrustedLink(path: path, owner: owner)) }
+    package static func sessionKeyring(operation: String, errno: Int32) -> StoreError { StoreError(.sessionKeyring(operation: operation, errno: errno)) }
+}
+
+/// The name the package's code uses for `StoreError.FileKind` (package access: the tool's
+/// words for a file that is not what it should be).
 package typealias FileKind = StoreError.FileKind
 
 extension StoreError {
 /// What a path names, for messages about files that are not what they should be.
-public enum FileKind: String, Sendable, Equatable {
+package enum FileKind: String, Sendable, Equatable {
     /// A regular file.
     case regularFile = "regular file"
     /// A folder.
@@ -83,10 +179,10 @@ extension StoreError {
     package static let vaultAlternative = "or keep passwords in the encrypted vault instead"
 }
 
-extension StoreError: CustomStringConvertible {
+extension StoreError {
     /// A short English description, without secrets.
     public var description: String {
-        switch self {
+        switch reason {
         case .unavailable(let reason, let advice): advice.isEmpty ? reason : "\(reason); \(advice)"
         case .locked(let advice): "the password store is locked; \(advice)"
         case .labelExists(let label): "a password labelled '\(label)' already exists"

@@ -8,7 +8,7 @@ public import SystemPackage
 ///
 /// - A vault that does not exist is an empty store; reading it needs no passphrase.
 ///   The first `add` creates it, with a passphrase that passes
-///   `CompositeValidator.newVaultPassphrase`.
+///   `PasswordValidator.newVaultPassphrase`.
 /// - A vault path that is a symbolic link is followed: the target is the vault,
 ///   replaced in its own folder, and its lock is `TARGET.lock`.
 /// - Every change is a read-modify-write under an exclusive `flock` on the lock
@@ -31,15 +31,15 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     public enum PassphraseRequest: Sendable, Equatable {
         /// To open an existing vault; `attempt` is 1 at first, and 2 or 3 after a wrong answer.
         case open(attempt: Int)
-        /// To create a new vault: the answer must pass `CompositeValidator.newVaultPassphrase`.
+        /// To create a new vault: the answer must pass `PasswordValidator.newVaultPassphrase`.
         case create
     }
 
     /// Supplies the passphrase, only when it is needed; nil when it has no (other) answer to give.
-    public typealias PassphraseProvider = @Sendable (PassphraseRequest) throws(StoreError) -> SecretBytes?
+    package typealias PassphraseProvider = @Sendable (PassphraseRequest) throws(StoreError) -> SecretBytes?
 
     /// How often a wrong passphrase may be answered before `wrongPassphrase`.
-    public static let maximumPassphraseTries = 3
+    package static let maximumPassphraseTries = 3
 
     /// The vault file's path, as given.
     package let path: String
@@ -54,18 +54,14 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     private var lastSeen: (file: FileIdentity, entries: Contents)?
     private let observers = PasswordStoreObservers()
 
-    /// The kind of store.
-    public var kind: StoreKind { .file }
     /// Where it lives.
     public var location: String { path }
-    /// Whether the store was found locked.
-    public var isLocked: Bool { false }
 
     /// - Parameters:
     ///   - path: the vault file (a symbolic link is followed).
     ///   - provider: asked for the passphrase when the vault must be opened or created.
     ///   - lockWaiting: called once when another process has held the lock for a second.
-    public convenience init(path: FilePath, passphrase provider: @escaping PassphraseProvider,
+    public convenience init(path: FilePath, passphrase provider: @escaping @Sendable (PassphraseRequest) throws(StoreError) -> SecretBytes?,
                             lockWaiting: @escaping @Sendable () -> Void = {}) {
         self.init(path: path.string, passphrase: provider, lockWaiting: lockWaiting)
     }
@@ -110,7 +106,7 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
 
     /// Adds `passwords` all or nothing, each checked by `check` against what is stored (see `PasswordStore`).
     @discardableResult
-    public func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+    public func add(_ passwords: [PasswordToAdd], check: (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] {
         let labels = try serially { () throws(StoreError) -> [String] in
             try modify(creating: true) { (contents: inout Contents) throws(StoreError) -> [String] in
                 let labels = try Self.plan(passwords, taken: contents.passwords.map(\.label), stored: contents.passwords.map(\.secret), check: check)
@@ -147,13 +143,13 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     }
 
     /// Re-encrypts the vault with `newPassphrase` (all or nothing): the current passphrase
-    /// is needed to read it; `newPassphrase` must pass `CompositeValidator.newVaultPassphrase`.
+    /// is needed to read it; `newPassphrase` must pass `PasswordValidator.newVaultPassphrase`.
     public func changePassphrase(to newPassphrase: SecretBytes) throws(StoreError) {
         try serially { () throws(StoreError) in try changePassphraseNow(to: newPassphrase) }
     }
 
     private func changePassphraseNow(to newPassphrase: SecretBytes) throws(StoreError) {
-        let failures = CompositeValidator.newVaultPassphrase.validate(newPassphrase)
+        let failures = PasswordValidator.newVaultPassphrase.validate(newPassphrase)
         guard failures.isEmpty else { throw .passphraseRejected(failures) }
         let target = try StoreFiles.resolvingLinks(path)
         guard StoreFiles.exists(target) else { throw .noVault(path: path) }
@@ -275,7 +271,7 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     /// A new vault's passphrase, checked by the validators.
     private func newPassphrase() throws(StoreError) -> SecretBytes {
         guard let given = try provider(.create) else { throw .noPassphrase(path: path, reason: "none was given") }
-        let failures = CompositeValidator.newVaultPassphrase.validate(given)
+        let failures = PasswordValidator.newVaultPassphrase.validate(given)
         guard failures.isEmpty else { throw .passphraseRejected(failures) }
         return given
     }

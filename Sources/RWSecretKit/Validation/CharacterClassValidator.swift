@@ -1,10 +1,10 @@
 /// Accepts only the characters of one class: letters, digits, or both (ASCII only).
-public struct CharacterClassValidator: PasswordValidator {
+package struct CharacterClassValidator: ValidationRule {
     /// The validator's error domain.
-    public static let domain = "org.rwsecret.validation.character-class"
+    package static let domain = "org.rwsecret.validation.character-class"
 
     /// The classes. Only ASCII counts: alpha is a–z A–Z, numeric is 0–9.
-    public enum Requirement: String, Sendable, CaseIterable {
+    package enum Requirement: String, Sendable, CaseIterable {
         /// Letters a–z and A–Z.
         case alpha
         /// Digits 0–9.
@@ -33,7 +33,7 @@ public struct CharacterClassValidator: PasswordValidator {
     }
 
     /// The class of characters allowed.
-    public let requirement: Requirement
+    package let requirement: Requirement
 
     /// The requirement a failure of this validator broke; nil for any other failure.
     package static func requirement(brokenBy failure: ValidationFailure) -> Requirement? {
@@ -45,10 +45,10 @@ public struct CharacterClassValidator: PasswordValidator {
     private static func code(of requirement: Requirement) -> Int { Requirement.allCases.firstIndex(of: requirement)! + 1 }
 
     /// A validator that allows only `requirement`'s characters.
-    public init(_ requirement: Requirement) { self.requirement = requirement }
+    package init(_ requirement: Requirement) { self.requirement = requirement }
 
     /// Returns nil when `password` passes, else why not.
-    public func validate(_ password: SecretBytes) -> ValidationFailure? {
+    package func validate(_ password: SecretBytes) -> ValidationFailure? {
         let allowed = password.withUnsafeBytes { $0.allSatisfy(requirement.allows) }
         guard !allowed else { return nil }
         return ValidationFailure(domain: Self.domain, code: Self.code(of: requirement),

@@ -1,13 +1,13 @@
 /// Rejects passwords over 1024 bytes of UTF-8.
-public struct MaximumLengthValidator: PasswordValidator {
+package struct MaximumLengthValidator: ValidationRule {
     /// The validator's error domain.
-    public static let domain = "org.rwsecret.validation.maximum-length"
+    package static let domain = "org.rwsecret.validation.maximum-length"
     /// The longest password, in bytes of UTF-8.
-    public static let maximumBytes = 1024
+    package static let maximumBytes = 1024
     /// Creates it.
-    public init() {}
+    package init() {}
     /// Returns nil when `password` passes, else why not.
-    public func validate(_ password: SecretBytes) -> ValidationFailure? {
+    package func validate(_ password: SecretBytes) -> ValidationFailure? {
         password.count <= Self.maximumBytes ? nil : ValidationFailure(
             domain: Self.domain, code: 3, description: "the password is longer than \(Self.maximumBytes) bytes",
             reason: "at most \(Self.maximumBytes) bytes of UTF-8 are accepted")

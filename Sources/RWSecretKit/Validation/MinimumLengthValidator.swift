@@ -1,17 +1,17 @@
 /// Rejects passwords with fewer than N characters, counted as Swift counts `Character`s
 /// (grapheme clusters: "é" written as e + combining accent is one).
-public struct MinimumLengthValidator: PasswordValidator {
+package struct MinimumLengthValidator: ValidationRule {
     /// The validator's error domain.
-    public static let domain = "org.rwsecret.validation.minimum-length"
+    package static let domain = "org.rwsecret.validation.minimum-length"
 
     /// The fewest characters (Swift `Character`s) a password may have.
-    public let minimum: Int
+    package let minimum: Int
 
     /// A validator that needs at least `minimum` characters.
-    public init(minimum: Int) { self.minimum = minimum }
+    package init(minimum: Int) { self.minimum = minimum }
 
     /// Returns nil when `password` passes, else why not.
-    public func validate(_ password: SecretBytes) -> ValidationFailure? {
+    package func validate(_ password: SecretBytes) -> ValidationFailure? {
         let count = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
         guard count < minimum else { return nil }
         return ValidationFailure(domain: Self.domain, code: 1,

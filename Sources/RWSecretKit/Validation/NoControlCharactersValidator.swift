@@ -3,15 +3,15 @@
 /// Why: passwords are read one per line and typed at prompts; a control
 /// character could not be entered again the same way, and a line break
 /// would split it in two.
-public struct NoControlCharactersValidator: PasswordValidator {
+package struct NoControlCharactersValidator: ValidationRule {
     /// The validator's error domain.
-    public static let domain = "org.rwsecret.validation.control"
+    package static let domain = "org.rwsecret.validation.control"
 
     /// Creates it.
-    public init() {}
+    package init() {}
 
     /// Returns nil when `password` passes, else why not.
-    public func validate(_ password: SecretBytes) -> ValidationFailure? {
+    package func validate(_ password: SecretBytes) -> ValidationFailure? {
         let hasControl = password.withUnsafeBytes { raw in
             // ASCII controls and DEL on the bytes, then C1 controls and
             // Unicode line/paragraph separators on the decoded scalars.

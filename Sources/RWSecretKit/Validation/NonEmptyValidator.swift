@@ -1,13 +1,13 @@
 /// Rejects the empty password: RNCryptor derives keys from a non-empty password only.
-public struct NonEmptyValidator: PasswordValidator {
+package struct NonEmptyValidator: ValidationRule {
     /// The validator's error domain.
-    public static let domain = "org.rwsecret.validation.empty"
+    package static let domain = "org.rwsecret.validation.empty"
 
     /// Creates it.
-    public init() {}
+    package init() {}
 
     /// Returns nil when `password` passes, else why not.
-    public func validate(_ password: SecretBytes) -> ValidationFailure? {
+    package func validate(_ password: SecretBytes) -> ValidationFailure? {
         guard password.count == 0 else { return nil }
         return ValidationFailure(domain: Self.domain, code: 1,
                                  description: "the password is empty",

@@ -3,17 +3,17 @@
 /// Why: the chain would try the same secret twice. Secrets are compared in
 /// constant time (`SecretBytes.isEqual`), and the failure never says which
 /// label holds the match beyond what the user already knows.
-public struct NotAlreadyStoredValidator: PasswordValidator {
+package struct NotAlreadyStoredValidator: ValidationRule {
     /// The validator's error domain.
-    public static let domain = "org.rwsecret.validation.duplicate"
+    package static let domain = "org.rwsecret.validation.duplicate"
 
     private let stored: [SecretBytes]
 
     /// A validator that refuses any of the `stored` secrets.
-    public init(stored: [SecretBytes]) { self.stored = stored }
+    package init(stored: [SecretBytes]) { self.stored = stored }
 
     /// Returns nil when `password` passes, else why not.
-    public func validate(_ password: SecretBytes) -> ValidationFailure? {
+    package func validate(_ password: SecretBytes) -> ValidationFailure? {
         // Compare against every stored secret, without stopping at the first match.
         var found = false
         for secret in stored where secret.isEqual(to: password) { found = true }

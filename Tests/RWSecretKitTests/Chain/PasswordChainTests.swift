@@ -72,13 +72,11 @@ struct PasswordChainTests {
             let inner: MemoryPasswordStore
             var reads = 0
             init(_ inner: MemoryPasswordStore) { self.inner = inner }
-            var kind: StoreKind { inner.kind }
             var location: String { inner.location }
             func labels() -> [String] { inner.labels() }
             func passwords() -> [StoredPassword] { reads += 1; return inner.passwords() }
-            var isLocked: Bool { false }
             func open() {}
-            func add(_ passwords: [PasswordToAdd], check: StoredSecretsCheck) throws(StoreError) -> [String] {
+            func add(_ passwords: [PasswordToAdd], check: (_ secret: SecretBytes, _ stored: [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] {
                 try inner.add(passwords, check: check)
             }
             func remove(labels: [String]) throws(StoreError) { try inner.remove(labels: labels) }

@@ -56,7 +56,7 @@ struct VaultPasswordStoreTests {
         #expect {
             try vault.add(SecretBytes(utf8: "plain"), label: "again")
         } throws: { error in
-            guard case .passwordRejected(nil, let failures) = error as? StoreError else { return false }
+            guard case .passwordRejected(nil, let failures) = (error as? StoreError)?.reason else { return false }
             return failures.map(\.domain) == [NotAlreadyStoredValidator.domain]
         }
 
@@ -224,7 +224,7 @@ struct VaultPasswordStoreTests {
         #expect {
             try vault.add(SecretBytes(utf8: "s"), label: "l")
         } throws: { error in
-            guard case .passphraseRejected(let failures) = error as? StoreError else { return false }
+            guard case .passphraseRejected(let failures) = (error as? StoreError)?.reason else { return false }
             return failures.map(\.domain) == [MinimumLengthValidator.domain]
         }
         #expect(!FileManager.default.fileExists(atPath: path))

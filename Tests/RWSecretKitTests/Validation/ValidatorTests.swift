@@ -3,7 +3,7 @@ import Testing
 
 /// Every validator on its own, then the composite.
 struct ValidatorTests {
-    func accepts(_ validator: some PasswordValidator, _ password: String) -> Bool {
+    func accepts(_ validator: some ValidationRule, _ password: String) -> Bool {
         validator.validate(SecretBytes(utf8: password)) == nil
     }
 
@@ -65,7 +65,7 @@ struct ValidatorTests {
     }
 
     @Test func compositeReportsEveryFailureInOrder() {
-        let composite = CompositeValidator.passwordAdd(
+        let composite = PasswordValidator.passwordAdd(
             minimumLength: 10, requirement: .numeric, stored: [SecretBytes(utf8: "a\tb")])
         let failures = composite.validate(SecretBytes(utf8: "a\tb"))
         #expect(failures.map(\.domain) == [
@@ -76,20 +76,20 @@ struct ValidatorTests {
     }
 
     @Test func runDefaultIsNonEmptyNoControlAtMost1024() {
-        #expect(CompositeValidator.runDefault.validate(SecretBytes(utf8: "")).map(\.domain) == [NonEmptyValidator.domain])
-        #expect(CompositeValidator.runDefault.validate(SecretBytes(utf8: "short")).isEmpty)
-        let both = CompositeValidator.runDefault.validate(SecretBytes(utf8: String(repeating: "\t", count: 1025)))
+        #expect(PasswordValidator.runDefault.validate(SecretBytes(utf8: "")).map(\.domain) == [NonEmptyValidator.domain])
+        #expect(PasswordValidator.runDefault.validate(SecretBytes(utf8: "short")).isEmpty)
+        let both = PasswordValidator.runDefault.validate(SecretBytes(utf8: String(repeating: "\t", count: 1025)))
         #expect(both.map(\.domain) == [NoControlCharactersValidator.domain, MaximumLengthValidator.domain])
     }
 
     @Test func newVaultPassphraseNeedsEightCharacters() {
-        #expect(CompositeValidator.newVaultPassphrase.validate(SecretBytes(utf8: "1234567")).map(\.domain) == [MinimumLengthValidator.domain])
-        #expect(CompositeValidator.newVaultPassphrase.validate(SecretBytes(utf8: "12345678")).isEmpty)
+        #expect(PasswordValidator.newVaultPassphrase.validate(SecretBytes(utf8: "1234567")).map(\.domain) == [MinimumLengthValidator.domain])
+        #expect(PasswordValidator.newVaultPassphrase.validate(SecretBytes(utf8: "12345678")).isEmpty)
     }
 
     @Test func failuresNeverContainThePassword() {
         let password = "Secret\tValue-xyz"
-        let failures = CompositeValidator.passwordAdd(minimumLength: 100, requirement: .alpha, stored: [SecretBytes(utf8: password)])
+        let failures = PasswordValidator.passwordAdd(minimumLength: 100, requirement: .alpha, stored: [SecretBytes(utf8: password)])
             .validate(SecretBytes(utf8: password))
         #expect(failures.count == 4)
         for failure in failures {
