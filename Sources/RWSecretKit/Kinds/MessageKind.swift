@@ -39,7 +39,7 @@ package enum Unlock<Key> {
 ///   `decryptBody` returns. A kind that writes bytes to `sink` before all that authenticates
 ///   them is checked (OpenPGP: the MDC comes at the end of the message) calls `sink.discard()`
 ///   before it throws, so that a sink never holds unverified bytes after an error.
-package protocol MessageKind {
+package protocol MessageKind: SendableMetatype {
     /// What `parseHeader` learns before any credential is tried.
     associatedtype Header
     /// What a credential unlocks: the key of the body.

@@ -213,3 +213,14 @@ struct FailedSinkTests {
         #expect(sink.bytes.isEmpty, "\(sink.bytes.count) bytes of the verified chunks before the tampered one stayed in the sink")
     }
 }
+
+@Suite("Ansible Vault's unhexlify: line ends only where the vault's lines allow them")
+struct UnhexlifyTests {
+    @Test("CR and LF are skipped between a vault's lines, refused inside a part, as Python's binascii.unhexlify refuses them")
+    func lineEnds() {
+        #expect(AnsibleVaultKind.unhexlify(Array("41\n42\r\n43".utf8)[...], skippingLineEnds: true) == [0x41, 0x42, 0x43])
+        #expect(AnsibleVaultKind.unhexlify(Array("41\n42".utf8)[...]) == nil)
+        #expect(AnsibleVaultKind.unhexlify(Array("41\r42".utf8)[...]) == nil)
+        #expect(AnsibleVaultKind.unhexlify(Array("4142".utf8)[...]) == [0x41, 0x42])
+    }
+}

@@ -65,7 +65,7 @@ package enum AnsibleVaultKind: MessageKind {
                     case 0x30...0x39: nibble = c &- 0x30
                     case 0x61...0x66: nibble = c &- 0x57
                     case 0x41...0x46: nibble = c &- 0x37
-                    case 0x0a, 0x0d where skippingLineEnds: continue
+                    case 0x0a where skippingLineEnds, 0x0d where skippingLineEnds: continue
                     default: return nil
                     }
                     if haveHigh {
