@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import SystemPackage
+package import SystemPackage
 
 /// An `errno` value from a failed system call, with the text people know from
 /// other tools ("No such file or directory"): swift-system's `Errno`.
