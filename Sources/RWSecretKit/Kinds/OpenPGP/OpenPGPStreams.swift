@@ -6,13 +6,45 @@
 protocol OpenPGPDecryptedStream: ByteSource {
     /// What went wrong reading or decrypting the stream itself (a chunk that does not
     /// authenticate, a message cut short): it ends the message at once, whatever the parser said.
-    var failure: KindError? { get }
+    var failure: KindError? { get set }
     /// Decrypts (and drops) whatever the parser left, then checks what authenticates the whole
     /// stream; throws when it fails.
     func finish() throws(KindError)
+
+    /// The decrypted bytes: `window[position..<ready]` may be read and has not been yet.
+    var window: UnsafeMutableRawBufferPointer { get }
+    var position: Int { get set }
+    var ready: Int { get }
+    /// No ciphertext is left to decrypt.
+    var ended: Bool { get }
+    /// Decrypts more into `window` (a new `position..<ready`), or sets `ended`. Called only once
+    /// everything ready was read.
+    func refill() throws(KindError)
 }
 
 extension OpenPGPDecryptedStream {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        while position == ready {
+            if ended { return 0 }
+            try failing(&failure) { () throws(KindError) in try refill() }
+        }
+        let n = min(buffer.count, ready - position)
+        buffer.baseAddress!.copyMemory(from: window.baseAddress! + position, byteCount: n)
+        position += n
+        return n
+    }
+
+    /// Decrypts, checks and drops what the parser left unread, to the end of the ciphertext:
+    /// the first step of `finish()`.
+    func drain() throws(KindError) {
+        while !ended {
+            position = ready
+            try failing(&failure) { () throws(KindError) in try refill() }
+        }
+        position = ready
+    }
+
     /// Runs `body` (a step of the stream itself: reading, decrypting), keeping its error in `failure`.
     func failing<T>(_ failure: inout KindError?, _ body: () throws(KindError) -> T) throws(KindError) -> T {
         do { return try body() } catch {
@@ -38,11 +70,12 @@ final class OpenPGPCFBStream: OpenPGPDecryptedStream {
     private let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
     /// plain[0..<ready] is hashed and may be read (up to `position` it was); plain[ready..<held]
     /// is held back: it may be the MDC packet.
-    private var position = 0
-    private var ready = 0
+    var window: UnsafeMutableRawBufferPointer { plainBuffer }
+    var position = 0
+    private(set) var ready = 0
     private var held = 0
-    private var ended = false
-    private(set) var failure: KindError?
+    private(set) var ended = false
+    var failure: KindError?
 
     /// The stream of `header`'s SEIPD v1 body under `cfb`; `prefix` is the body's first bytes
     /// (the random prefix of a block and two, and any bytes read with it).
@@ -65,21 +98,9 @@ final class OpenPGPCFBStream: OpenPGPDecryptedStream {
         plainBuffer.deallocate()
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        while position == ready {
-            if ended { return 0 }
-            try failing(&failure) { () throws(KindError) in try refill() }
-        }
-        let n = min(buffer.count, ready - position)
-        buffer.baseAddress!.copyMemory(from: plainBuffer.baseAddress! + position, byteCount: n)
-        position += n
-        return n
-    }
-
     /// Decrypts the next ciphertext (as much as fits) after what is held back, and hashes what
     /// may be read. Called only once everything ready was read.
-    private func refill() throws(KindError) {
+    func refill() throws(KindError) {
         let back = held - ready
         if ready > 0 && back > 0 { plainBuffer.baseAddress!.copyMemory(from: plainBuffer.baseAddress! + ready, byteCount: back) }
         held = back
@@ -101,11 +122,7 @@ final class OpenPGPCFBStream: OpenPGPDecryptedStream {
     }
 
     func finish() throws(KindError) {
-        while !ended {
-            position = ready
-            try failing(&failure) { () throws(KindError) in try refill() }
-        }
-        position = ready
+        try drain()
         guard try packets.isAtEnd() else { throw .payload("data after the encrypted data packet") }
         guard held - ready == Self.mdcSize else { throw .payload("the encrypted data is cut short (no MDC)") }
         let mdc = UnsafeRawBufferPointer(rebasing: plainBuffer[ready..<held])
@@ -133,13 +150,14 @@ final class OpenPGPAEADStream: OpenPGPDecryptedStream {
     private let sealed: UnsafeMutableRawBufferPointer
     private let plain: UnsafeMutableRawBufferPointer
     private var held = 0
+    var window: UnsafeMutableRawBufferPointer { plain }
     /// plain[position..<ready] is opened and not read yet.
-    private var position = 0
-    private var ready = 0
-    private var ended = false
+    var position = 0
+    private(set) var ready = 0
+    private(set) var ended = false
     private var index: UInt64 = 0
     private var total: UInt64 = 0
-    private(set) var failure: KindError?
+    var failure: KindError?
 
     init(header: OpenPGPKind.Header, v2: OpenPGPKind.SEIPDv2, opener: OpenPGPAEADOpener, noncePrefix: [UInt8]) {
         body = header.body
@@ -162,18 +180,6 @@ final class OpenPGPAEADStream: OpenPGPDecryptedStream {
         noncePrefix + (0..<8).map { UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64($0))) }
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        while position == ready {
-            if ended { return 0 }
-            try failing(&failure) { () throws(KindError) in try refill() }
-        }
-        let n = min(buffer.count, ready - position)
-        buffer.baseAddress!.copyMemory(from: plain.baseAddress! + position, byteCount: n)
-        position += n
-        return n
-    }
-
     /// Opens the chunk of `count` sealed bytes at the start of `sealed` into `plain`.
     private func openChunk(_ count: Int) throws(KindError) {
         let length = count - Self.tagSize
@@ -190,7 +196,7 @@ final class OpenPGPAEADStream: OpenPGPDecryptedStream {
 
     /// Reads and opens the next chunk; at the end of the body, the last one (shorter), leaving
     /// the final tag at the start of `sealed`.
-    private func refill() throws(KindError) {
+    func refill() throws(KindError) {
         let capacity = sealed.count
         while held < capacity {
             let n = try body.read(into: UnsafeMutableRawBufferPointer(rebasing: sealed[held..<capacity]))
@@ -214,11 +220,7 @@ final class OpenPGPAEADStream: OpenPGPDecryptedStream {
     }
 
     func finish() throws(KindError) {
-        while !ended {
-            position = ready
-            try failing(&failure) { () throws(KindError) in try refill() }
-        }
-        position = ready
+        try drain()
         guard try packets.isAtEnd() else { throw .payload("data after the encrypted data packet") }
         // The final tag: over no plaintext, with the total length in the associated data.
         let finalAD = v2.associatedData + (0..<8).map { UInt8(truncatingIfNeeded: total >> (56 - 8 * UInt64($0))) }
