@@ -15,15 +15,22 @@ public struct Decrypted: Sendable {
     }
 }
 
-/// What opened a message: a password of the chain, or the key.
+/// What opened a message: a password of the chain, the key, or an identity.
 public enum Opener: Sendable {
     /// This password (its name; never its secret).
     case password(ChainPassword)
-    /// The key of key-based messages (`KeyHandler`).
+    /// The key of key-based RNCryptor messages.
     case key
+    /// An identity (an age X25519 identity or an SSH key), by the name it was given.
+    case identity(String)
 
-    /// The password's chain name; nil for the key.
+    /// The password's chain name; nil for the key and an identity.
     public var passwordName: String? {
         if case .password(let password) = self { password.name } else { nil }
+    }
+
+    /// The identity's name; nil for a password and the key.
+    public var identityName: String? {
+        if case .identity(let name) = self { name } else { nil }
     }
 }

@@ -147,7 +147,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     }
 
     /// Forgets the store's passwords as read: the chain is rebuilt from the store before its next use.
-    package func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+    public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
         state.withLock { state in
             state.stored = nil
             state.chainIsCurrent = false

@@ -1,0 +1,3 @@
+/// Opens a message of any kind the library reads.
+public struct MessageOpener: Sendable {
+}
