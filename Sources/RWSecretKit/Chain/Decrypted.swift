@@ -1,17 +1,21 @@
-/// A message opened by the chain: its plaintext, verified, and what opened it.
+/// A message opened by the chain: its plaintext, verified, what opened it, and its kind.
 ///
 /// Only the chain makes one (its initializer is not public), so a `Decrypted` in hand
 /// means a handler verified the message's HMAC before it deciphered it.
 public struct Decrypted: Sendable {
     /// The plaintext. Its HMAC verified before it was deciphered.
     public let plaintext: [UInt8]
-    /// The password or the key that opened the message.
+    /// The password, the key or the identity that opened the message.
     public let openedBy: Opener
+    /// The kind of message it was (``PasswordClient`` opens RNCryptor messages;
+    /// ``MessageOpener`` every kind).
+    public let kind: MessageOpener.Kind
 
     /// A result as the chain makes it.
-    package init(plaintext: [UInt8], openedBy: Opener) {
+    package init(plaintext: [UInt8], openedBy: Opener, kind: MessageOpener.Kind = .rncryptor) {
         self.plaintext = plaintext
         self.openedBy = openedBy
+        self.kind = kind
     }
 }
 
