@@ -189,7 +189,7 @@ struct PublicAPITests {
         let bytes: [UInt8] = [], keyBasedMessage: [UInt8] = [], firstPart: [UInt8] = [], secondPart: [UInt8] = []
         let parts: [[UInt8]] = [], encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
         let client = PasswordClient(runOnly: []) { nil }
-        let lockFile = "", vaultPath = ""
+        let lockFile = "", vaultPath = "", identityFileText = ""
         func passphraseFromYourConfiguration() -> SecretBytes? { nil }
         struct Configuration { let primary = "", previous = "" }
         let configuration = Configuration()

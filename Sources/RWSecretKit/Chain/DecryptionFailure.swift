@@ -164,7 +164,9 @@ package enum Reason: Sendable, Equatable {
 
 /// The cases as errors, so that the package makes `.noPasswordOpened(tried: 3)` as before.
 extension DecryptionFailure {
-    package static let badBase64 = DecryptionFailure(Reason.badBase64)
+    /// The failure of a message that travels as text and is not base64 (code `badBase64`):
+    /// what a caller throws when ``RNCryptor/Base64/decodeLenient(_:)`` gives nil.
+    public static let badBase64 = DecryptionFailure(Reason.badBase64)
     package static func format(_ error: RNCryptorError) -> DecryptionFailure { DecryptionFailure(Reason.format(error)) }
     package static let needsKey = DecryptionFailure(Reason.needsKey)
     package static let keyDidNotOpen = DecryptionFailure(Reason.keyDidNotOpen)
