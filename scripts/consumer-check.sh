@@ -283,4 +283,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat)"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group)"

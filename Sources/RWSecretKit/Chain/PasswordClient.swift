@@ -73,6 +73,9 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// Decrypts `message`, key-based or password-based, with the chain, and moves the
     /// password that opened it to the front of the chain.
     ///
+    /// Blocks the calling thread for the key derivations (and the store's first read); in
+    /// `async` code, `await client.decrypt(message)` runs them on a thread of its own.
+    ///
     /// A v0 or v1 message fails with `.format(.legacyVersion)` (nothing derived, the store
     /// not opened) unless the client allows legacy formats.
     ///
