@@ -4,7 +4,7 @@ public import SystemPackage
 /// ``storeError``, ``tried``, ``errno``, ``kind``), and a ``description`` for people (the
 /// tool words the same facts for a terminal).
 ///
-/// The one error of ``PasswordClient/decrypt(_:)``, ``VerifiedStream`` and ``MessageOpener``.
+/// The one error of ``PasswordClient``'s `decrypt`, ``VerifiedStream`` and ``MessageOpener``.
 /// Not frozen: a struct, as ``RNCryptorError`` and ``StoreError``, so a later version adds
 /// codes without breaking a `switch` over ``code`` (which needs a `default`).
 public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 /// The client of the chain: holds only its head, and keeps it in step with the store.
 ///
-/// The chain is: the key (`KeyHandler`) when one was given, then stored passwords in stored order, then the run-only passwords
+/// The chain is: the key when one was given, then stored passwords in stored order, then the run-only passwords
 /// (a run-only password equal to an earlier one is dropped), except that the
 /// password that opened the most recently finished message goes first. The
 /// client observes the store (Observer) and reads it again after every change;
@@ -79,8 +79,8 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// A v0 or v1 message fails with `.format(.legacyVersion)` (nothing derived, the store
     /// not opened) unless the client allows legacy formats.
     ///
-    /// - Throws: `DecryptionFailure`: the message is malformed (`.format`), no password
-    ///   or key opened it, or the store could not be opened or read (`.store`).
+    /// - Throws: ``DecryptionFailure``: its code says the message is malformed (`format`), no
+    ///   password or key opened it, or the store could not be opened or read (`store`).
     public func decrypt(_ message: some RandomAccessCollection<UInt8>) throws(DecryptionFailure) -> Decrypted {
         let parsed: Message
         do throws(RNCryptorError) { parsed = try Message(Array(message)) } catch { throw .format(error) }

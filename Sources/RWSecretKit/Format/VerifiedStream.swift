@@ -24,7 +24,7 @@ internal import CLinuxSyscalls
 ///   bad padding is found before any byte is released.
 ///
 /// Nothing reaches the destination before the HMAC verifies: a file
-/// destination receives the complete private file by `PrivateFile.link` (it
+/// destination receives the complete private file by a link (`linkat`; it
 /// appears whole or not at all, a failed run leaves an existing file untouched,
 /// and plaintext never has a name a SIGKILL could leave behind, other than in
 /// `link`'s two-call replacement of an existing file; a filesystem without
@@ -93,10 +93,10 @@ public struct VerifiedStream {
     /// The client's store is opened only when the message is password-based.
     /// The client's ``LegacyFormats`` decide whether a v0 or v1 message is opened.
     ///
-    /// Blocks the calling thread for the key derivations and the I/O; ``decrypt(input:client:to:) async``
+    /// Blocks the calling thread for the key derivations and the I/O; `await decrypt(input:client:to:)`
     /// runs it on a thread of its own.
     ///
-    /// Throws what ``PasswordClient/decrypt(_:)`` throws, and, for the stream's own failures
+    /// Throws what ``PasswordClient``'s `decrypt` throws, and, for the stream's own failures
     /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (base64 text,
     /// or a message of another kind: ``MessageOpener`` opens those), `inputChanged`,
     /// `readFailed`, `createFailed`, `writeFailed` or `temporaryFileFailed`.

@@ -22,7 +22,7 @@ private struct Handed<Value>: @unchecked Sendable {
 }
 
 extension PasswordClient {
-    /// ``decrypt(_:)`` without holding a Swift concurrency thread: the chain's key derivations
+    /// `decrypt(_:)` without holding a Swift concurrency thread: the chain's key derivations
     /// (and the store's first read) run on a thread of their own while the task is suspended.
     public func decrypt(_ message: some RandomAccessCollection<UInt8>) async throws(DecryptionFailure) -> Decrypted {
         let bytes = Array(message)
@@ -31,7 +31,7 @@ extension PasswordClient {
 }
 
 extension MessageOpener {
-    /// ``open(_:)`` without holding a Swift concurrency thread: the key derivations (PBKDF2,
+    /// `open(_:)` without holding a Swift concurrency thread: the key derivations (PBKDF2,
     /// scrypt, Argon2) run on a thread of their own while the task is suspended.
     public func open(_ message: some RandomAccessCollection<UInt8>) async throws(DecryptionFailure) -> Decrypted {
         let bytes = Array(message)
@@ -40,7 +40,7 @@ extension MessageOpener {
 }
 
 extension VerifiedStream {
-    /// ``decrypt(input:client:to:)`` without holding a Swift concurrency thread: the reading,
+    /// `decrypt(input:client:to:)` without holding a Swift concurrency thread: the reading,
     /// the key derivations and the writing run on threads of their own while the task is
     /// suspended (`progress`, if set, is called on them).
     public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) async throws(DecryptionFailure) -> Opened {
@@ -52,13 +52,13 @@ extension VerifiedStream {
 }
 
 extension RNCryptor {
-    /// ``encrypt(_:password:)`` without holding a Swift concurrency thread during its key derivations.
+    /// `encrypt(_:password:)` without holding a Swift concurrency thread during its key derivations.
     public static func encrypt(_ plaintext: some RandomAccessCollection<UInt8>, password: SecretBytes) async -> [UInt8] {
         let bytes = Array(plaintext)
         return await BlockingWork.run { () -> [UInt8] in encrypt(bytes, password: password) }
     }
 
-    /// ``decrypt(_:password:legacyFormats:)`` without holding a Swift concurrency thread during its key derivation.
+    /// `decrypt(_:password:legacyFormats:)` without holding a Swift concurrency thread during its key derivation.
     public static func decrypt(_ message: some RandomAccessCollection<UInt8>, password: SecretBytes,
                                legacyFormats: LegacyFormats = .refused) async throws(RNCryptorError) -> [UInt8] {
         let bytes = Array(message)
@@ -69,7 +69,7 @@ extension RNCryptor {
 }
 
 extension Age {
-    /// ``encrypt(_:passphrase:workFactor:armor:)`` without holding a Swift concurrency thread
+    /// `encrypt(_:passphrase:workFactor:armor:)` without holding a Swift concurrency thread
     /// during scrypt.
     public static func encrypt(_ plaintext: some Collection<UInt8>, passphrase: SecretBytes, workFactor: Int = 18,
                                armor: Bool = false) async -> [UInt8] {

@@ -49,7 +49,7 @@ public struct MessageOpener: Sendable {
     /// Opens `message` (the whole file, raw or armored as its kind allows), whatever its kind,
     /// and returns its verified plaintext, what opened it and its kind.
     ///
-    /// Blocks for the key derivations; ``open(_:) async`` does not hold a concurrency thread.
+    /// Blocks for the key derivations; `await open(_:)` does not hold a concurrency thread.
     ///
     /// - Throws: ``DecryptionFailure``: `format` (malformed, or no kind the library reads),
     ///   `noPasswordOpened`/`needsKey`/`keyDidNotOpen`/`badPadding` (RNCryptor),
