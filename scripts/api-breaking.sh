@@ -1,9 +1,11 @@
 #!/bin/sh
 # `make api-breaking`: `swift package diagnose-api-breaking-changes` for the library products
 # (RWSecretKit, RNCryptorCompat) against the latest tag, the public API's baseline; fails on any
-# breaking change and lists it. Without a tag there is no baseline: it says so and succeeds (the
-# first tag, 1.0.0, becomes the baseline). It builds the tagged version too, so it is not part
-# of `make test`; `make release-check` runs it, and CI can run it on its own.
+# breaking change and lists it. Without a tag (a clone that has not fetched it), api.txt is the
+# baseline: the last release's API, and its version (scripts/api-check.py breaking lists what is
+# gone, and fails unless Version.swift's major version is above api.txt's). It builds the tagged
+# version too, so it is not part of `make test`; `make release-check` runs it, and CI can run it
+# on its own.
 # Usage: sh scripts/api-breaking.sh   (from the repository root; SWIFT names the driver)
 set -eu
 SWIFT=${SWIFT:-swift}
@@ -13,8 +15,8 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 last=$(git describe --tags --abbrev=0 2>/dev/null || true)
 if [ -z "$last" ]; then
-    echo "api-breaking: no tag yet, so no baseline for diagnose-api-breaking-changes (skipped; the first tag becomes the baseline)"
-    exit 0
+    echo "api-breaking: no tag here, so api.txt is the baseline"
+    exec python3 scripts/api-check.py breaking
 fi
 echo "api-breaking: the public API of RWSecretKit and RNCryptorCompat against $last (the latest tag)"
 "$SWIFT" package diagnose-api-breaking-changes "$last" --products RWSecretKit RNCryptorCompat

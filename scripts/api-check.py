@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """The public API of the library products, as `swift symbolgraph-extract` sees it, against api.txt.
 
-Usage: scripts/api-check.py check|update   (from the repository root; SWIFT names the driver)
+Usage: scripts/api-check.py check|update|breaking   (from the repository root; SWIFT names the driver)
 
 Builds RWSecretKit and RNCryptorCompat, extracts each module's public symbol graph (synthesized
 members left out), and writes one line per public symbol: its kind, its path and its declaration.
 `check` fails when the count, the digest or any line differs from the committed api.txt, and
 shows the difference; `update` rewrites api.txt. Every change to the public API is then a
 visible change to api.txt in the same commit (the swift-crypto / swift-nio habit).
+
+`breaking` (`make api-breaking` while the repository has no tag) takes api.txt as the last
+release's API: a symbol of api.txt that the build lacks, or declares differently, is a breaking
+change. It lists each, and fails unless the version's one place (Version.swift) has a major
+version above api.txt's `version:` line (semantic versioning: a breaking change needs one).
 """
 import difflib
 import glob
@@ -22,6 +27,10 @@ MODULES = ["RWSecretKit", "RNCryptorCompat"]
 SWIFT = os.environ.get("SWIFT", "swift")
 ROOT = os.getcwd()
 API_FILE = os.path.join(ROOT, "api.txt")
+
+
+def version():
+    return run("sh", os.path.join(ROOT, "scripts", "version.sh"))
 
 
 def run(*args):
@@ -66,6 +75,7 @@ def render():
     digest = hashlib.sha256("\n".join(body).encode()).hexdigest()
     head = ["# The public API of the library products, one line per public symbol (swift symbolgraph-extract).",
             "# Rewritten by `make api-update`; `make api-check` fails when the build differs from it."]
+    head.append("version: %s" % version())
     head += ["%s: %d public symbols" % (module, len(symbols[module])) for module in MODULES]
     head.append("digest: sha256 %s" % digest)
     return "\n".join(head + body) + "\n", symbols
@@ -81,11 +91,48 @@ def main():
         print("api.txt rewritten: %s public symbols" % counts)
         return 0
     committed = open(API_FILE).read() if os.path.exists(API_FILE) else ""
+    if mode == "breaking":
+        return breaking(committed, symbols)
     if committed == text:
         print("api-check: the public API matches api.txt (%s public symbols)" % counts)
         return 0
     sys.stdout.writelines(difflib.unified_diff(committed.splitlines(True), text.splitlines(True), "api.txt (committed)", "api.txt (this build)"))
     print("api-check: the public API differs from api.txt (%s public symbols now); if the change is meant, run `make api-update` and commit api.txt" % counts, file=sys.stderr)
+    return 1
+
+
+def breaking(committed, symbols):
+    baseline = next((line.split(":", 1)[1].strip() for line in committed.splitlines() if line.startswith("version:")), None)
+    if baseline is None:
+        print("api-breaking: api.txt names no version, so it is no baseline (skipped)")
+        return 0
+    module, before = None, {}
+    for line in committed.splitlines():
+        if line.startswith("[") and line.endswith("]"):
+            module = line[1:-1]
+        elif module and line and not line.startswith("#"):
+            before.setdefault(module, set()).add(line)
+    broken = []
+    for name in MODULES:
+        now = set(symbols[name])
+        old = before.get(name, set())
+        broken += ["%s: %s" % (name, line) for line in sorted(old - now)]
+        # A case added to a public enum breaks every exhaustive switch over it.
+        enums = {line.split(":")[0].split(" ", 1)[1] for line in old if line.startswith("swift.enum ")}
+        broken += ["%s: added %s" % (name, line) for line in sorted(now - old)
+                   if line.startswith("swift.enum.case ") and line.split(":")[0].split(" ", 1)[1].rsplit(".", 1)[0] in enums]
+    current = version()
+    print("api-breaking: the public API of %s against api.txt (version %s), as version %s" % (", ".join(MODULES), baseline, current))
+    if not broken:
+        print("api-breaking: nothing public broke since %s" % baseline)
+        return 0
+    print("api-breaking: %d symbols of %s are gone or declared differently:" % (len(broken), baseline))
+    for line in broken:
+        print("  - " + line)
+    if int(current.split(".")[0]) > int(baseline.split(".")[0]):
+        print("api-breaking: allowed: %s is a new major version" % current)
+        return 0
+    print("api-breaking: breaking changes need a new major version (Sources/RWSecretKit/Support/Version.swift says %s)" % current, file=sys.stderr)
     return 1
 
 

@@ -85,9 +85,10 @@ actor Service {
 func kitConcurrent() async -> [String] {
     let store = MemoryPasswordStore([StoredPassword(label: "app", secret: SecretBytes(utf8: "app-password"))])
     let client = PasswordClient(runOnly: []) { store }
-    let message = RNCryptor.encrypt(Array("shared".utf8), password: SecretBytes(utf8: "app-password"))
+    let message = await RNCryptor.encrypt(Array("shared".utf8), password: SecretBytes(utf8: "app-password"))
     var lines = await withTaskGroup(of: String.self) { group in
-        for _ in 0..<3 { group.addTask { (try? String(decoding: client.decrypt(message).plaintext, as: UTF8.self)) ?? "failed" } }
+        // The async form: the key derivations hold no thread of the task group.
+        for _ in 0..<3 { group.addTask { (try? await String(decoding: client.decrypt(message).plaintext, as: UTF8.self)) ?? "failed" } }
         var lines: [String] = []
         for await line in group { lines.append("task group: " + line) }
         return lines
@@ -117,6 +118,89 @@ func kitRefusesV1() -> String {
     var message = RNCryptor.encrypt(Array("v3 message".utf8), password: SecretBytes(utf8: "pw"))
     message[0] = 1
     do { _ = try RNCryptor.decrypt(message, password: SecretBytes(utf8: "pw")); return "v1: opened" } catch { return "v1: \(error)" }
+}
+EOF
+
+# Every kind through the public API (issue 33): age (passphrase and X25519), gpg -c and Ansible
+# Vault from the clone's committed fixtures, a custom store that throws, and the async forms
+# from a task group. Its own file: Foundation reads the fixtures.
+cat > "$tmp/consumer/Sources/consumer/Kinds.swift" <<'EOF'
+import Foundation
+import RWSecretKit
+
+/// The clone's Fixtures/kinds (its manifest gives each file's secret in hex).
+let fixtures = CommandLine.arguments[1]
+
+func fixture(_ name: String) -> [UInt8] { Array(FileManager.default.contents(atPath: fixtures + "/" + name) ?? Data()) }
+
+func hex(_ text: String) -> SecretBytes {
+    var bytes: [UInt8] = []
+    var index = text.startIndex
+    while index < text.endIndex {
+        let next = text.index(index, offsetBy: 2)
+        bytes.append(UInt8(text[index..<next], radix: 16)!)
+        index = next
+    }
+    return SecretBytes(bytes)
+}
+
+/// A store of the consumer's own that cannot be read: it throws the stores' error.
+final class DownStore: PasswordStore {
+    var location: String { "https://passwords.example/" }
+    func open() throws(StoreError) { throw StoreError(code: .unavailable, description: "the password service is down") }
+    func labels() throws(StoreError) -> [String] { throw StoreError(code: .unavailable, description: "the password service is down") }
+    func passwords() throws(StoreError) -> [StoredPassword] { throw StoreError(code: .unavailable, description: "the password service is down") }
+    func add(_ passwords: [PasswordToAdd], check: (SecretBytes, [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] { [] }
+    func remove(labels: [String]) throws(StoreError) {}
+    func rename(_ label: String, to newLabel: String) throws(StoreError) {}
+}
+
+func kitKinds() async -> [String] {
+    let store = MemoryPasswordStore([
+        StoredPassword(label: "age", secret: hex("5af09f98807165cc81ed959c6be697a5e69cacc39f4f57e697a5d096")),
+        StoredPassword(label: "gpg", secret: hex("33643364765e5d2d4426384059")),
+        StoredPassword(label: "ansible", secret: hex("356d3b557741765d347c")),
+    ])
+    let identities = (try? Age.Identity.parse(String(decoding: fixture("age-identity.txt"), as: UTF8.self), name: "age-identity.txt")) ?? []
+    let opener = MessageOpener(client: PasswordClient(runOnly: []) { store }, identities: identities)
+    let files = ["age-scrypt-unicode.age", "age-x25519.age", "openpgp/aes256-sha256-zlib.gpg", "ansible-1.1.vault"]
+    var lines = await withTaskGroup(of: (Int, String).self) { group in
+        for (index, name) in files.enumerated() {
+            let bytes = fixture(name)
+            group.addTask {
+                do {
+                    let opened = try await opener.open(bytes)
+                    let by = opened.openedBy.passwordName ?? opened.openedBy.identityName ?? "the key"
+                    return (index, "\(opened.kind): \(opened.plaintext.count) bytes (by \(by))")
+                } catch {
+                    return (index, "\(name): failed: \(error)")
+                }
+            }
+        }
+        var lines: [(Int, String)] = []
+        for await line in group { lines.append(line) }
+        return lines.sorted { $0.0 < $1.0 }.map { "kinds: " + $0.1 }
+    }
+    // age to a recipient, and back with its identity.
+    let (identity, _, recipient) = Age.Identity.generate(name: "fresh")
+    if let file = try? Age.encrypt(Array("to a recipient".utf8), to: [recipient]),
+       let opened = try? await MessageOpener(passwords: [], identities: [identity]).open(file) {
+        lines.append("age recipient: " + String(decoding: opened.plaintext, as: UTF8.self) + " (by \(opened.openedBy.identityName ?? "?"))")
+    }
+    // A custom store that throws: its error, as a DecryptionFailure whose code is store.
+    do {
+        _ = try await MessageOpener(client: PasswordClient(runOnly: []) { DownStore() }).open(fixture("ansible-1.1.vault"))
+        lines.append("custom store: opened")
+    } catch {
+        lines.append("custom store: \(error.code == .store ? "store" : "other"), \(error.storeError?.code == .unavailable ? "unavailable" : "other"): \(error)")
+    }
+    do {
+        _ = try await opener.open(Array("plain text".utf8))
+        lines.append("not a message: opened")
+    } catch {
+        lines.append("not a message: \(error.code == .format ? "format" : "other"): \(error)")
+    }
+    return lines
 }
 EOF
 
@@ -151,6 +235,7 @@ for line in kitChain([kitEncrypt("from the new app", password: "new-app-password
 }
 
 for line in await kitConcurrent() { print(line) }
+for line in await kitKinds() { print(line) }
 for line in kitFormerTraps() { print(line) }
 print(kitRefusesV1())
 
@@ -166,7 +251,7 @@ export HOME="${HOME:-$tmp}"
 "$SWIFT" build --package-path "$tmp/consumer" --scratch-path "$tmp/build" --cache-path "$tmp/cache" -q 2>&1 | tail -n 20
 bin="$tmp/build/debug/consumer"
 [ -x "$bin" ] || { echo "consumer-check: the consumer package did not build" >&2; exit 1; }
-"$bin" > "$tmp/out.txt"
+"$bin" "$tmp/rwsecret/Fixtures/kinds" > "$tmp/out.txt"
 cat > "$tmp/expected.txt" <<'EOF'
 kit: written by RWSecretKit
 compat: written by RWSecretKit
@@ -180,6 +265,13 @@ task group: shared
 task group: shared
 task group: shared
 actor: shared
+kinds: age: 15 bytes (by age)
+kinds: age: 70000 bytes (by age-identity.txt)
+kinds: openpgp: 15 bytes (by gpg)
+kinds: ansible-vault: 21 bytes (by ansible)
+age recipient: to a recipient (by fresh)
+custom store: store, unavailable: the password service is down
+not a message: format: unknown version 112
 3-byte key: key of 3 bytes (needs 32)
 1-byte IV: IV of 1 bytes (needs 16)
 finalize twice: decryptor already finalized
@@ -191,4 +283,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat)"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group)"

@@ -4,7 +4,7 @@ import RWSecretKit
 extension DecryptionFailure {
     /// The reason printed after `FILE:LINE:` and in JSON `error` members (the spec's wording).
     var words: String {
-        switch self {
+        switch reason {
         case .needsKey: "key-based message needs --key-file"
         case .format(let error): error.words
         default: description
@@ -24,8 +24,15 @@ extension RNCryptorError {
 }
 
 extension Opener {
-    /// What JSON `password` members and `--verbose` call it: the password's chain name, or `key-file`.
-    var words: String { passwordName ?? "key-file" }
+    /// What JSON `password` members and `--verbose` call it: the password's chain name,
+    /// `identity NAME`, or `key-file`.
+    var words: String {
+        switch self {
+        case .password(let password): password.name
+        case .identity(let name): "identity \(name)"
+        case .key: "key-file"
+        }
+    }
 }
 
 extension ValidationFailure {

@@ -16,6 +16,9 @@ extension StoreError {
             .dataError
         case .io:
             .ioError
+        case .custom(let code, _, _):
+            // A custom store's error (the library's API; the tool's stores never throw one).
+            [.labelExists, .unknownLabel, .invalidLabel, .rejected].contains(code) ? .dataError : code == .system ? .ioError : .unavailable
         }
     }
 

@@ -32,6 +32,7 @@ struct PublicAPITests {
         ("let n3: StoreKind? = nil", "a store kind (a user has the type)"),
         ("let n4: VerifiedStream.Failure? = nil", "a second error for streams"),
         ("let n5 = RNCryptorError.hmacMismatch", "an error case to switch over exhaustively (a code instead)"),
+        ("func n6(_ f: DecryptionFailure) -> Bool { if case .badPadding = f { true } else { false } }", "a DecryptionFailure case to switch over exhaustively (a code instead)"),
         ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
         // The rest of the tool inside the API (item 7).
         ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
@@ -60,8 +61,35 @@ struct PublicAPITests {
         func stream(_ decryptor: Decryptor, _ part: ArraySlice<UInt8>) throws(RNCryptorError) { try decryptor.update(part) }
         // Paths as FilePath, descriptors as FileDescriptor (swift-system).
         let vault = VaultPasswordStore(path: FilePath("/tmp/vault"), passphrase: { _ in nil })
-        // A stream throws the client's one error too (its own failures: io, inputChanged, notRNCryptor).
-        func failedIO(_ failure: DecryptionFailure) -> Errno? { if case .io(let errno) = failure { errno } else { nil } }
+        // A stream throws the client's one error too (its own failures: which I/O operation, inputChanged, notRNCryptor).
+        func failedIO(_ failure: DecryptionFailure) -> Errno? { failure.code == .readFailed || failure.code == .writeFailed ? failure.errno : nil }
+        // One pattern for every error: a struct with a non-frozen code (a switch needs a default).
+        func act(_ failure: DecryptionFailure) -> String {
+            switch failure.code {
+            case .noPasswordOpened, .noCredentialOpened: "tried \\(failure.tried ?? 0)"
+            case .store: "\\(failure.storeError!.code == .locked)"
+            case .format: "\\(failure.formatError?.code == .unknownFormat)"
+            default: "\\(failure)"
+            }
+        }
+        // A custom store throws the stores' error.
+        let customStoreError = StoreError(code: .unavailable, description: "the service is down")
+        // A custom store is seen changing: it is observable, with the library's observer list.
+        final class RemoteStore: ObservablePasswordStore {
+            let observers = PasswordStoreObservers()
+            var location: String { "remote" }
+            func open() throws(StoreError) { throw StoreError(code: .unavailable, description: "down") }
+            func labels() throws(StoreError) -> [String] { [] }
+            func passwords() throws(StoreError) -> [StoredPassword] { [] }
+            func add(_ passwords: [PasswordToAdd], check: (SecretBytes, [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] {
+                observers.notify(self, .added(label: "x"))
+                return ["x"]
+            }
+            func remove(labels: [String]) throws(StoreError) {}
+            func rename(_ label: String, to newLabel: String) throws(StoreError) {}
+            func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+            func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+        }
         func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Opened {
             try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
         }
@@ -161,7 +189,7 @@ struct PublicAPITests {
         let bytes: [UInt8] = [], keyBasedMessage: [UInt8] = [], firstPart: [UInt8] = [], secondPart: [UInt8] = []
         let parts: [[UInt8]] = [], encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
         let client = PasswordClient(runOnly: []) { nil }
-        let lockFile = "", vaultPath = ""
+        let lockFile = "", vaultPath = "", identityFileText = ""
         func passphraseFromYourConfiguration() -> SecretBytes? { nil }
         struct Configuration { let primary = "", previous = "" }
         let configuration = Configuration()

@@ -1,6 +1,6 @@
 /// The client of the chain: holds only its head, and keeps it in step with the store.
 ///
-/// The chain is: the key (`KeyHandler`) when one was given, then stored passwords in stored order, then the run-only passwords
+/// The chain is: the key when one was given, then stored passwords in stored order, then the run-only passwords
 /// (a run-only password equal to an earlier one is dropped), except that the
 /// password that opened the most recently finished message goes first. The
 /// client observes the store (Observer) and reads it again after every change;
@@ -73,11 +73,14 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     /// Decrypts `message`, key-based or password-based, with the chain, and moves the
     /// password that opened it to the front of the chain.
     ///
+    /// Blocks the calling thread for the key derivations (and the store's first read); in
+    /// `async` code, `await client.decrypt(message)` runs them on a thread of its own.
+    ///
     /// A v0 or v1 message fails with `.format(.legacyVersion)` (nothing derived, the store
     /// not opened) unless the client allows legacy formats.
     ///
-    /// - Throws: `DecryptionFailure`: the message is malformed (`.format`), no password
-    ///   or key opened it, or the store could not be opened or read (`.store`).
+    /// - Throws: ``DecryptionFailure``: its code says the message is malformed (`format`), no
+    ///   password or key opened it, or the store could not be opened or read (`store`).
     public func decrypt(_ message: some RandomAccessCollection<UInt8>) throws(DecryptionFailure) -> Decrypted {
         let parsed: Message
         do throws(RNCryptorError) { parsed = try Message(Array(message)) } catch { throw .format(error) }
@@ -147,7 +150,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     }
 
     /// Forgets the store's passwords as read: the chain is rebuilt from the store before its next use.
-    package func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
+    public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
         state.withLock { state in
             state.stored = nil
             state.chainIsCurrent = false

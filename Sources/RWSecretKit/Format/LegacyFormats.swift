@@ -10,7 +10,7 @@
 /// `RNCryptorError.legacyVersion` for a v0 or v1 message before any key is derived.
 /// Versions 2 and 3 authenticate the header and the ciphertext and are always read.
 ///
-/// The chain's handlers (`DecryptionHandler.handle`) do not check: the client does.
+/// Within the chain, the client checks it before any password is tried.
 public enum LegacyFormats: Sendable, Equatable {
     /// Versions 0 and 1 fail with `RNCryptorError.legacyVersion` (the default).
     case refused

@@ -22,6 +22,7 @@ public enum RNCryptor {
 
     /// Decrypts a password-based message; verifies the HMAC first. Versions 0 and 1
     /// throw `legacyVersion` unless `legacyFormats` is `.allowed` (see `LegacyFormats`).
+    /// Blocks for the key derivation; the `async` form does not hold a concurrency thread.
     public static func decrypt(_ message: some RandomAccessCollection<UInt8>, password: SecretBytes,
                                legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) -> [UInt8] {
         try Message(Array(message)).decrypt(password: password, legacyFormats: legacyFormats)

@@ -24,7 +24,7 @@ internal import CLinuxSyscalls
 ///   bad padding is found before any byte is released.
 ///
 /// Nothing reaches the destination before the HMAC verifies: a file
-/// destination receives the complete private file by `PrivateFile.link` (it
+/// destination receives the complete private file by a link (`linkat`; it
 /// appears whole or not at all, a failed run leaves an existing file untouched,
 /// and plaintext never has a name a SIGKILL could leave behind, other than in
 /// `link`'s two-call replacement of an existing file; a filesystem without
@@ -64,35 +64,6 @@ public struct VerifiedStream {
         case openedLater(FilePath)
     }
 
-    /// Why the stream failed, in full: facts the tool words (package access; a library
-    /// user gets the ``DecryptionFailure`` each maps to).
-    package enum Failure: Error, Sendable {
-        /// The chain could not be had (its store could not be opened): what the chain's provider threw.
-        case chainUnavailable(any Error)
-        /// The message is malformed (before any key was tried).
-        case format(RNCryptorError)
-        /// The input looks like base64 text, not a raw message.
-        case base64Text
-        /// A message of another kind (age, Ansible Vault, OpenPGP); the bytes read so far (the input goes on after them).
-        case otherKind([UInt8])
-        /// No candidate opened the message, or the padding was bad.
-        case notOpened(DecryptionFailure)
-        /// A regular input file changed while it was read.
-        case inputChanged
-        /// Reading the input failed.
-        case read(Errno)
-        /// The private file or the destination could not be created. EOPNOTSUPP for
-        /// a file destination: its folder's filesystem cannot make an unnamed file
-        /// (`O_TMPFILE`), and a named one would hold plaintext that a SIGKILL leaves
-        /// behind, so nothing was written.
-        case create(Errno)
-        /// Writing failed.
-        case write(Errno)
-        /// The private file in the temporary folder (`folder`: `$TMPDIR`, else /tmp),
-        /// for a destination that is not a file, could not be made or written (a full
-        /// temporary folder): not a fault of the destination.
-        case temporaryFile(Errno, folder: String)
-    }
 
     /// What opened the message.
     public struct Opened: Sendable {
@@ -102,12 +73,6 @@ public struct VerifiedStream {
         public let plaintextSize: Int
     }
 
-    /// One candidate: a form of a password of the chain, or the key.
-    struct Candidate {
-        let opener: Opener
-        let hmacKey: SecretBytes
-        let encryptionKey: () -> SecretBytes
-    }
 
     /// The chunk size of every read.
     package static let chunkSize = 1 << 20
@@ -120,38 +85,36 @@ public struct VerifiedStream {
     /// A stream that uses up to `jobs` threads.
     public init(jobs: Int = 1) { self.jobs = max(1, jobs) }
 
-    /// Whether `decrypt(input:chain:to:)` opens versions 0 and 1 (refused by default:
-    /// `.format(.legacyVersion)`, before the chain is asked; see `LegacyFormats`).
-    package var legacyFormats: LegacyFormats = .refused
-
     /// Chunks read ahead of the slowest consumer (each `chunkSize` bytes).
     static let ringSlots = 4
 
     /// Decrypts the message read from `input` (read once, to its end) with the
     /// client's chain, and writes the plaintext to `destination` only once verified.
     /// The client's store is opened only when the message is password-based.
-    /// The client's `legacyFormats` decides whether a v0 or v1 message is opened
-    /// (this stream's own setting is not used here).
+    /// The client's ``LegacyFormats`` decide whether a v0 or v1 message is opened.
     ///
-    /// Throws what ``PasswordClient/decrypt(_:)`` throws, and ``DecryptionFailure/notRNCryptor``
-    /// (base64 text, or a message of another kind), ``DecryptionFailure/inputChanged`` and
-    /// ``DecryptionFailure/io(_:)`` for the stream's own failures; nothing was written then.
+    /// Blocks the calling thread for the key derivations and the I/O; `await decrypt(input:client:to:)`
+    /// runs it on a thread of its own.
+    ///
+    /// Throws what ``PasswordClient``'s `decrypt` throws, and, for the stream's own failures
+    /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (base64 text,
+    /// or a message of another kind: ``MessageOpener`` opens those), `inputChanged`,
+    /// `readFailed`, `createFailed`, `writeFailed` or `temporaryFileFailed`.
     public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Opened {
         do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
     }
 
     /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
     package func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
-        var stream = self
-        stream.legacyFormats = client.legacyFormats
-        return try stream.decrypt(input: input, chain: { header in try client.chainHead(for: header) }, to: destination)
+        try decrypt(input: input, legacyFormats: client.legacyFormats, chain: { header in try client.chainHead(for: header) }, to: destination)
     }
 
     /// Decrypts the message read from `input` (read once, to its end) with the chain
     /// that `chain` gives for its header (nil: nothing to try), and writes the
     /// plaintext to `destination` only once verified. What `chain` throws fails the
-    /// run as `chainUnavailable`, before anything is written.
-    package func decrypt(input: Int32, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
+    /// run as `chainUnavailable`, before anything is written. A v0 or v1 message fails
+    /// with `.format(.legacyVersion)`, before `chain` is asked, unless `legacyFormats` allow it.
+    package func decrypt(input: Int32, legacyFormats: LegacyFormats, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
                         to destination: Destination) throws(Failure) -> Opened {
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
@@ -289,43 +252,6 @@ public struct VerifiedStream {
         return Opened(openedBy: opened.opener, plaintextSize: spool.plaintextSize)
     }
 
-    /// The candidates in chain order — every form of every password
-    /// (`MessageHeader.kdfPasswords`), HMAC keys derived in one batch — or the key.
-    private static func candidates(for header: MessageHeader, head: (any DecryptionHandler)?) throws(Failure) -> (candidates: [Candidate], passwords: Int) {
-        let offered = head?.chainCandidates(for: header) ?? []
-        guard !offered.isEmpty else {
-            throw .notOpened(.endOfChain(for: header))
-        }
-        // Password forms' HMAC keys in one batch per iteration count (one count per chain in practice).
-        var hmacKeys: [Int: SecretBytes] = [:]
-        var requests: [Int: [(index: Int, password: SecretBytes)]] = [:]
-        for (index, candidate) in offered.enumerated() {
-            switch candidate.keying {
-            case .keys(let keys): hmacKeys[index] = keys.hmacKey
-            case .password(let form, let iterations): requests[iterations, default: []].append((index, form))
-            }
-        }
-        if !requests.isEmpty {
-            guard let salts = header.salts else { preconditionFailure("password candidates for a key-based message") }
-            for (iterations, forms) in requests {
-                let keys = KeyDerivation.keys(forms.map { ($0.password, salts.hmac) }, iterations: iterations)
-                for (form, key) in zip(forms, keys) { hmacKeys[form.index] = key }
-            }
-        }
-        var names = Set<String>()
-        let candidates = offered.enumerated().map { index, candidate in
-            if let name = candidate.opener.passwordName { names.insert(name) }
-            return Candidate(opener: candidate.opener, hmacKey: hmacKeys[index]!) {
-                switch candidate.keying {
-                case .keys(let keys): keys.encryptionKey
-                case .password(let form, let iterations):
-                    KeyDerivation.key(password: form, salt: header.salts!.encryption, iterations: iterations)
-                }
-            }
-        }
-        return (candidates, max(names.count, header.isPasswordBased ? 0 : 1))
-    }
-
     /// Hands verified plaintext to a destination that is not a file to replace: `emit`
     /// writes it to the descriptor.
     private static func deliver(to destination: Destination, _ emit: (Int32) throws(Failure) -> Void) throws(Failure) {
@@ -368,317 +294,4 @@ public struct VerifiedStream {
 
 extension VerifiedStream.Destination {
     var isFile: Bool { if case .file = self { true } else { false } }
-}
-
-/// What the reader made of the next chunk.
-private enum ReadResult {
-    /// The chunk's body bytes in its slot; `last`: the input has ended.
-    case chunk(Range<Int>, last: Bool)
-    case failed(VerifiedStream.Failure)
-}
-
-/// The first pass's schedule: chunks read once into a ring of slots, and lanes (each
-/// candidate's HMAC, the decipher or the spool) that each take every chunk in order.
-///
-/// Any thread runs any lane that has a chunk waiting — the one furthest behind first,
-/// so that slots come free — and only the calling thread reads (and reports progress).
-/// A slot is read into again once every lane is done with its chunk. With one thread,
-/// the calling thread does it all in turn; no other thread is started.
-private final class ChunkRing: @unchecked Sendable {
-    let slots: Int
-    let slotSize: Int
-    private let memory: UnsafeMutableRawBufferPointer
-    // Shared state, touched under `mutex` only.
-    private var bodies: [Range<Int>]
-    private var pending: [Int]
-    private var next: [Int] = []
-    private var busy: [Bool] = []
-    private var published = 0
-    private var readingDone = false
-    private var failure: VerifiedStream.Failure?
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init(slots: Int, slotSize: Int) {
-        self.slots = slots
-        self.slotSize = slotSize
-        memory = .allocate(byteCount: slots * slotSize, alignment: 16)
-        bodies = Array(repeating: 0..<0, count: slots)
-        pending = Array(repeating: 0, count: slots)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        Crypto.cleanse(memory)
-        memory.deallocate()
-        pthread_mutex_destroy(mutex)
-        pthread_cond_destroy(condition)
-        mutex.deallocate()
-        condition.deallocate()
-    }
-
-    func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(rebasing: memory[(index * slotSize)..<((index + 1) * slotSize)])
-    }
-
-    /// Runs `lanes` lanes over every chunk, starting with the one already in slot 0
-    /// (body `first`); `read(slot)` reads the next chunk into `slot`. Returns the
-    /// first failure of a read or a lane (everything stops at it), nil when done.
-    func run(threads: Int, lanes: Int, first: Range<Int>, firstIsLast: Bool,
-             read: (Int) -> ReadResult, consume: (Int, UnsafeRawBufferPointer) -> VerifiedStream.Failure?) -> VerifiedStream.Failure? {
-        next = Array(repeating: 0, count: lanes)
-        busy = Array(repeating: false, count: lanes)
-        publish(slot: 0, body: first, last: firstIsLast, lanes: lanes)
-        guard threads > 1 else {
-            work(reader: true, lanes: lanes, read: read, consume: consume)
-            return firstFailure()
-        }
-        withoutActuallyEscaping(read) { read in
-            withoutActuallyEscaping(consume) { consume in
-                let box = UncheckedBox((read, consume))
-                let group = DispatchGroup()
-                for _ in 1..<threads {
-                    DispatchQueue.global().async(group: group) {
-                        self.work(reader: false, lanes: lanes, read: box.value.0, consume: box.value.1)
-                    }
-                }
-                work(reader: true, lanes: lanes, read: read, consume: consume)
-                group.wait()
-            }
-        }
-        return firstFailure()
-    }
-
-    private func firstFailure() -> VerifiedStream.Failure? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return failure
-    }
-
-    /// Called with `mutex` held (or before any other thread exists).
-    private func publish(slot: Int, body: Range<Int>, last: Bool, lanes: Int) {
-        if !body.isEmpty {
-            bodies[slot] = body
-            pending[slot] = lanes
-            published += 1
-        }
-        if last { readingDone = true }
-    }
-
-    private func work(reader: Bool, lanes: Int, read: (Int) -> ReadResult, consume: (Int, UnsafeRawBufferPointer) -> VerifiedStream.Failure?) {
-        pthread_mutex_lock(mutex)
-        defer {
-            pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
-        }
-        while failure == nil {
-            let free = published % slots
-            if reader && !readingDone && pending[free] == 0 {
-                pthread_mutex_unlock(mutex)
-                let result = read(free)
-                pthread_mutex_lock(mutex)
-                switch result {
-                case .chunk(let body, let last): publish(slot: free, body: body, last: last, lanes: lanes)
-                case .failed(let error): failure = error
-                }
-                pthread_cond_broadcast(condition)
-                continue
-            }
-            var chosen = -1
-            for lane in 0..<lanes where !busy[lane] && next[lane] < published {
-                if chosen < 0 || next[lane] < next[chosen] { chosen = lane }
-            }
-            if chosen >= 0 {
-                let slot = next[chosen] % slots
-                let body = bodies[slot]
-                busy[chosen] = true
-                pthread_mutex_unlock(mutex)
-                let error = consume(chosen, UnsafeRawBufferPointer(rebasing: self.slot(slot)[body]))
-                pthread_mutex_lock(mutex)
-                busy[chosen] = false
-                next[chosen] += 1
-                pending[slot] -= 1
-                if let error, failure == nil { failure = error }
-                pthread_cond_broadcast(condition)
-                continue
-            }
-            if readingDone && next.allSatisfy({ $0 == published }) { return }
-            pthread_cond_wait(condition, mutex)
-        }
-    }
-}
-
-/// The second pass with several candidates: the verified spool (the body's ciphertext)
-/// deciphered with the winner's key, in place (it then becomes the destination file) or
-/// to a descriptor in order.
-///
-/// CBC (v1–v3): the last block first, so bad padding is known before any byte is
-/// released; then chunks of whole blocks, each from the ciphertext block before it, on up
-/// to `threads` threads. The counter mode of v0 runs on one thread.
-private final class SpoolDecipher: @unchecked Sendable {
-    let spool: PrivateFile
-    let header: MessageHeader
-    let key: SecretBytes
-    let threads: Int
-    let chunkSize = VerifiedStream.chunkSize
-    /// Body bytes before the last block (CBC), deciphered in chunks.
-    private let bulk: Int
-    private var last: [UInt8] = []
-    private(set) var plaintextSize: Int
-    // Shared state of a run, under `mutex`.
-    private var nextChunk = 0
-    private var nextPrevious: [UInt8] = []
-    private var nextToWrite = 0
-    private var failure: VerifiedStream.Failure?
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init(spool: PrivateFile, header: MessageHeader, key: SecretBytes, threads: Int) {
-        self.spool = spool
-        self.header = header
-        self.key = key
-        self.threads = max(1, threads)
-        bulk = header.isCounterMode ? spool.size : max(0, spool.size - Crypto.blockSize)
-        plaintextSize = spool.size
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        Crypto.cleanse(&last)
-        pthread_mutex_destroy(mutex)
-        pthread_cond_destroy(condition)
-        mutex.deallocate()
-        condition.deallocate()
-    }
-
-    private func read(_ count: Int, at offset: Int) throws(VerifiedStream.Failure) -> [UInt8] {
-        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
-        defer { raw.deallocate() }
-        var n = 0
-        do throws(SystemError) { n = try spool.read(at: offset, into: raw) } catch { throw .write(error) }
-        guard n == count else { throw .write(SystemError(code: EIO)) }
-        return Array(raw)
-    }
-
-    /// Deciphers the last block and checks its padding (CBC), before anything is released.
-    func checkPadding() throws(VerifiedStream.Failure) {
-        guard !header.isCounterMode else { return }
-        guard spool.size >= Crypto.blockSize, spool.size % Crypto.blockSize == 0 else { throw .format(.badLength) }
-        let previous = bulk >= Crypto.blockSize ? try read(Crypto.blockSize, at: bulk - Crypto.blockSize) : header.iv
-        let block = try read(Crypto.blockSize, at: bulk)
-        guard let plaintext = CBCRanges(key: key).lastBlock(block, previous: previous) else { throw .notOpened(.badPadding) }
-        last = plaintext
-        plaintextSize = bulk + plaintext.count
-    }
-
-    /// Deciphers the whole body: in place when `fd` is nil (the spool is cut to the
-    /// plaintext's size), else written to `fd` in order.
-    func run(to fd: Int32?) throws(VerifiedStream.Failure) {
-        if header.isCounterMode {
-            try runCounterMode(to: fd)
-            return
-        }
-        let chunks = (bulk + chunkSize - 1) / chunkSize
-        nextChunk = 0
-        nextPrevious = header.iv
-        nextToWrite = 0
-        let workers = min(threads, chunks)
-        if workers > 1 {
-            let group = DispatchGroup()
-            for _ in 1..<workers { DispatchQueue.global().async(group: group) { self.work(chunks: chunks, to: fd) } }
-            work(chunks: chunks, to: fd)
-            group.wait()
-        } else if chunks > 0 {
-            work(chunks: chunks, to: fd)
-        }
-        pthread_mutex_lock(mutex)
-        let failure = self.failure
-        pthread_mutex_unlock(mutex)
-        if let failure { throw failure }
-        let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, last.count), alignment: 16)
-        defer { Crypto.cleanse(tail); tail.deallocate() }
-        tail.copyBytes(from: last)
-        let bytes = UnsafeRawBufferPointer(rebasing: tail[0..<last.count])
-        do throws(SystemError) {
-            if let fd {
-                try writeAll(fd, bytes)
-            } else {
-                try spool.write(bytes, at: bulk)
-                try spool.truncate(to: plaintextSize)
-            }
-        } catch { throw .write(error) }
-    }
-
-    private func work(chunks: Int, to fd: Int32?) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { Crypto.cleanse(buffer); buffer.deallocate() }
-        let ranges = CBCRanges(key: key)
-        pthread_mutex_lock(mutex)
-        defer {
-            pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
-        }
-        while failure == nil && nextChunk < chunks {
-            let chunk = nextChunk
-            nextChunk += 1
-            let previous = nextPrevious
-            let start = chunk * chunkSize
-            let count = min(chunkSize, bulk - start)
-            // The block before the next chunk, read while it is still ciphertext: this
-            // chunk, which holds it, is written only after it is taken.
-            if chunk + 1 < chunks {
-                do { nextPrevious = try read(Crypto.blockSize, at: start + count - Crypto.blockSize) } catch {
-                    failure = error
-                    break
-                }
-            }
-            pthread_mutex_unlock(mutex)
-            let space = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-            var error: VerifiedStream.Failure?
-            do throws(SystemError) {
-                if try spool.read(at: start, into: space) != count { throw SystemError(code: EIO) }
-                ranges.decipher(space, previous: previous)
-                if fd == nil { try spool.write(UnsafeRawBufferPointer(space), at: start) }
-            } catch let failed { error = .write(failed) }
-            pthread_mutex_lock(mutex)
-            if let fd, error == nil {
-                while nextToWrite != chunk && failure == nil { pthread_cond_wait(condition, mutex) }
-                if failure != nil { break }
-                pthread_mutex_unlock(mutex)
-                do { try writeAll(fd, UnsafeRawBufferPointer(space)) } catch let failed { error = .write(failed) }
-                pthread_mutex_lock(mutex)
-                nextToWrite += 1
-            }
-            if let error, failure == nil { failure = error }
-            pthread_cond_broadcast(condition)
-        }
-    }
-
-    private func runCounterMode(to fd: Int32?) throws(VerifiedStream.Failure) {
-        let decipher = BodyDecipher(header: header, encryptionKey: key)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize + 2 * Crypto.blockSize, alignment: 16)
-        defer {
-            Crypto.cleanse(buffer); buffer.deallocate()
-            Crypto.cleanse(plaintext); plaintext.deallocate()
-        }
-        var offset = 0
-        do throws(SystemError) {
-            while offset < spool.size {
-                let n = try spool.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(chunkSize, spool.size - offset)]))
-                guard n > 0 else { throw SystemError(code: EIO) }
-                let count = decipher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: plaintext.baseAddress!)
-                let bytes = UnsafeRawBufferPointer(rebasing: plaintext[0..<count])
-                if let fd { try writeAll(fd, bytes) } else { try spool.write(bytes, at: offset) }
-                offset += n
-            }
-        } catch { throw .write(error) }
-    }
-}
-
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -163,9 +163,9 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
     }
 
     /// Starts telling `observer` about changes made through this store.
-    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     /// Our items in the order they were added.
     private func items() throws(StoreError) -> [KeyringItem] {

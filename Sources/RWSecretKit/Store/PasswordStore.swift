@@ -78,9 +78,10 @@ public protocol PasswordStore: AnyObject, Sendable {
     func rename(_ label: String, to newLabel: String) throws(StoreError)
 }
 
-/// A store that announces its changes: the client rebuilds its chain on each (the three
-/// stores of the library; package access, the tool's and the client's business).
-package protocol ObservablePasswordStore: PasswordStore {
+/// A store that announces its changes: a ``PasswordClient`` over it rebuilds its chain on
+/// each (the three stores of the library are observable). A custom store conforms to be seen
+/// changing: it keeps a ``PasswordStoreObservers`` and notifies it after each change.
+public protocol ObservablePasswordStore: PasswordStore {
     /// Registers `observer` (held weakly) for changes made through this store.
     func addObserver(_ observer: any PasswordStoreObserver)
     /// Unregisters `observer`.
@@ -126,7 +127,7 @@ extension PasswordStore {
 }
 
 /// A change made through a store.
-package enum PasswordStoreChange: Sendable, Equatable {
+public enum PasswordStoreChange: Sendable, Equatable {
     /// A password was added under `label`.
     case added(label: String)
     /// The passwords with `labels` were removed.
@@ -136,32 +137,35 @@ package enum PasswordStoreChange: Sendable, Equatable {
 }
 
 /// Observes a store's changes; the password chain rebuilds itself on each.
-package protocol PasswordStoreObserver: AnyObject, Sendable {
+public protocol PasswordStoreObserver: AnyObject, Sendable {
     /// Called after `change` was made through `store`.
     func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange)
 }
 
 /// The bookkeeping for a store's observers: weak references, notified in registration order.
 /// Thread-safe: the list is changed under a lock, and observers are called outside it.
-package final class PasswordStoreObservers: Sendable {
+public final class PasswordStoreObservers: Sendable {
     private struct Weak { weak var observer: (any PasswordStoreObserver)? }
     private let entries = LockedState<[Weak]>([])
 
-    package init() {}
+    /// No observer yet.
+    public init() {}
 
-    package func add(_ observer: any PasswordStoreObserver) {
+    /// Registers `observer`, held weakly (once, however often it is added).
+    public func add(_ observer: any PasswordStoreObserver) {
         entries.withLock { entries in
             entries.removeAll { $0.observer == nil || $0.observer === observer }
             entries.append(Weak(observer: observer))
         }
     }
 
-    package func remove(_ observer: any PasswordStoreObserver) {
+    /// Unregisters `observer`.
+    public func remove(_ observer: any PasswordStoreObserver) {
         entries.withLock { entries in entries.removeAll { $0.observer == nil || $0.observer === observer } }
     }
 
     /// Tells every live observer about `change`.
-    package func notify(_ store: any PasswordStore, _ change: PasswordStoreChange) {
+    public func notify(_ store: any PasswordStore, _ change: PasswordStoreChange) {
         let live = entries.withLock { entries in
             entries.removeAll { $0.observer == nil }
             return entries.compactMap(\.observer)

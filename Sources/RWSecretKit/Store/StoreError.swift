@@ -38,6 +38,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     package init(_ reason: Reason) { self.reason = reason }
 
+    /// The error a custom ``PasswordStore`` throws: what went wrong in kind, in words for
+    /// people (never a secret), and the labels it concerns. A client over the store reports
+    /// it as a ``DecryptionFailure`` with code `store`.
+    public init(code: Code, description: String, labels: [String] = []) {
+        self.reason = .custom(code: code, description: description, labels: labels)
+    }
+
     /// What went wrong, in kind.
     public var code: Code {
         switch reason {
@@ -51,6 +58,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noPassphrase, .noVault: .noPassphrase
         case .vaultNotARegularFile, .vaultTooLarge, .vaultDamaged: .vaultUnreadable
         case .io, .unsafeLockFile, .untrustedLink, .sessionKeyring: .system
+        case .custom(let code, _, _): code
         }
     }
 
@@ -59,7 +67,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var labels: [String] {
         switch reason {
         case .labelExists(let label), .invalidLabel(let label, _), .passwordRejected(.some(let label), _): [label]
-        case .labelsExist(let labels), .unknownLabels(let labels): labels
+        case .labelsExist(let labels), .unknownLabels(let labels), .custom(_, _, let labels): labels
         default: []
         }
     }
@@ -114,6 +122,8 @@ package enum Reason: Sendable, Equatable {
     case untrustedLink(path: String, owner: UInt32)
     /// The kernel's session keyring refused `operation` with `errno`.
     case sessionKeyring(operation: String, errno: Int32)
+    /// What a custom store threw (`StoreError(code:description:labels:)`).
+    case custom(code: Code, description: String, labels: [String])
 }
 }
 
@@ -207,6 +217,7 @@ extension StoreError {
         case .untrustedLink(let path, let owner):
             "the symbolic link \(path) belongs to another user (uid \(owner)) in a sticky world-writable folder; it was not followed"
         case .sessionKeyring(let operation, let code): "the kernel's session keyring cannot \(operation): \(SessionKeyring.describe(errno: code))"
+        case .custom(_, let description, _): description
         }
     }
 }

@@ -179,9 +179,9 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     }
 
     /// Starts telling `observer` about changes made through this store.
-    package func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
+    public func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
     /// Stops telling `observer` about changes.
-    package func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
+    public func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
 
     // MARK: - Read-modify-write
 

@@ -1,2 +1,2 @@
 /// The version of rwsecret.
-package let version = "1.0.0"
+package let version = "2.0.0"

@@ -20,7 +20,7 @@ struct SharedClientTests {
     func lastWinnerFirst() async throws {
         let store = MemoryPasswordStore(["a", "b", "c"].map { StoredPassword(label: $0, secret: SecretBytes(utf8: "pw-" + $0)) })
         let client = PasswordClient(runOnly: []) { store }
-        let byC = RNCryptor.encrypt(Array("for c".utf8), password: SecretBytes(utf8: "pw-c"))
+        let byC = await RNCryptor.encrypt(Array("for c".utf8), password: SecretBytes(utf8: "pw-c"))
         let names = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<4 { group.addTask { try? client.decrypt(byC).openedBy.passwordName } }
             var names: [String?] = []
@@ -30,11 +30,11 @@ struct SharedClientTests {
         #expect(names == Array(repeating: "c", count: 4))
         #expect(try Self.firstName(client) == "c")
         let service = Service(client: client)
-        let byB = RNCryptor.encrypt(Array("for b".utf8), password: SecretBytes(utf8: "pw-b"))
+        let byB = await RNCryptor.encrypt(Array("for b".utf8), password: SecretBytes(utf8: "pw-b"))
         #expect(try await service.open(byB) == "b")
         #expect(try Self.firstName(client) == "b")
         // A message no password opens: one typed error, no Result inside.
-        let stranger = RNCryptor.encrypt(Array("x".utf8), password: SecretBytes(utf8: "nobody"))
+        let stranger = await RNCryptor.encrypt(Array("x".utf8), password: SecretBytes(utf8: "nobody"))
         await #expect(throws: DecryptionFailure.noPasswordOpened(tried: 3)) { try await service.open(stranger) }
     }
 }

@@ -76,7 +76,7 @@ struct MisuseTests {
             let message = try! Message(RNCryptor.encrypt([1], password: SecretBytes(utf8: "misuse")))
             _ = try? message.decrypt(password: SecretBytes(utf8: "misuse"), iterations: 0)
         }
-        let message = try Message(RNCryptor.encrypt([1], password: Self.password))
+        let message = try Message(await RNCryptor.encrypt([1], password: Self.password))
         #expect(throws: RNCryptorError.iterationsOutOfRange(0)) { try message.decrypt(password: Self.password, iterations: 0) }
     }
 }

@@ -1,0 +1,79 @@
+import Dispatch
+public import SystemPackage
+
+/// Runs blocking work (key derivations, file I/O) on a Dispatch worker thread and resumes
+/// the awaiting task when it ends, so that no thread of Swift concurrency's cooperative pool
+/// (one per core) waits through a derivation. A derivation once started runs to its end:
+/// cancelling the task does not stop it.
+enum BlockingWork {
+    static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(E) -> T in try body() })
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// A value handed to the worker thread that the awaiting caller no longer touches.
+private struct Handed<Value>: @unchecked Sendable {
+    let value: Value
+}
+
+extension PasswordClient {
+    /// `decrypt(_:)` without holding a Swift concurrency thread: the chain's key derivations
+    /// (and the store's first read) run on a thread of their own while the task is suspended.
+    public func decrypt(_ message: some RandomAccessCollection<UInt8>) async throws(DecryptionFailure) -> Decrypted {
+        let bytes = Array(message)
+        return try await BlockingWork.run { () throws(DecryptionFailure) -> Decrypted in try self.decrypt(bytes) }
+    }
+}
+
+extension MessageOpener {
+    /// `open(_:)` without holding a Swift concurrency thread: the key derivations (PBKDF2,
+    /// scrypt, Argon2) run on a thread of their own while the task is suspended.
+    public func open(_ message: some RandomAccessCollection<UInt8>) async throws(DecryptionFailure) -> Decrypted {
+        let bytes = Array(message)
+        return try await BlockingWork.run { () throws(DecryptionFailure) -> Decrypted in try self.open(bytes) }
+    }
+}
+
+extension VerifiedStream {
+    /// `decrypt(input:client:to:)` without holding a Swift concurrency thread: the reading,
+    /// the key derivations and the writing run on threads of their own while the task is
+    /// suspended (`progress`, if set, is called on them).
+    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) async throws(DecryptionFailure) -> Opened {
+        let stream = Handed(value: self)
+        return try await BlockingWork.run { () throws(DecryptionFailure) -> Opened in
+            try stream.value.decrypt(input: input, client: client, to: destination)
+        }
+    }
+}
+
+extension RNCryptor {
+    /// `encrypt(_:password:)` without holding a Swift concurrency thread during its key derivations.
+    public static func encrypt(_ plaintext: some RandomAccessCollection<UInt8>, password: SecretBytes) async -> [UInt8] {
+        let bytes = Array(plaintext)
+        return await BlockingWork.run { () -> [UInt8] in encrypt(bytes, password: password) }
+    }
+
+    /// `decrypt(_:password:legacyFormats:)` without holding a Swift concurrency thread during its key derivation.
+    public static func decrypt(_ message: some RandomAccessCollection<UInt8>, password: SecretBytes,
+                               legacyFormats: LegacyFormats = .refused) async throws(RNCryptorError) -> [UInt8] {
+        let bytes = Array(message)
+        return try await BlockingWork.run { () throws(RNCryptorError) -> [UInt8] in
+            try decrypt(bytes, password: password, legacyFormats: legacyFormats)
+        }
+    }
+}
+
+extension Age {
+    /// `encrypt(_:passphrase:workFactor:armor:)` without holding a Swift concurrency thread
+    /// during scrypt.
+    public static func encrypt(_ plaintext: some Collection<UInt8>, passphrase: SecretBytes, workFactor: Int = 18,
+                               armor: Bool = false) async -> [UInt8] {
+        let bytes = Array(plaintext)
+        return await BlockingWork.run { () -> [UInt8] in encrypt(bytes, passphrase: passphrase, workFactor: workFactor, armor: armor) }
+    }
+}
