@@ -310,36 +310,86 @@ package enum OpenPGPKind: MessageKind {
     /// went wrong in the packets inside (a parse error, a corrupt compressed stream, a sink
     /// that is full) is told only once the stream has verified: a changed message, or a wrong
     /// key that passed the quick check, is an MDC or tag failure whatever its packets look like.
-    /// The caller empties the sink when this throws.
+    /// Compressed data is not inflated before then: it is kept as it is in a spool (at most the
+    /// message's size), and inflated into `sink` only once the stream has verified, so that an
+    /// unauthenticated message cannot make the sink hold more than its own size (a
+    /// decompression bomb with a wrong MDC). The caller empties the sink when this throws.
     private static func release(_ stream: some OpenPGPDecryptedStream, header: Header, into sink: some PlaintextSink) throws(KindError) {
-        let parsed: Result<LiteralData, KindError>
-        do { parsed = .success(try releaseLiteral(from: KindInput(stream), into: sink, depth: 0)) } catch {
+        let deferred = DeferredCompression(sink)
+        let parsed: Result<LiteralData?, KindError>
+        do { parsed = .success(try releaseLiteral(from: KindInput(stream), into: sink, depth: 0, deferring: deferred)) } catch {
             if let failure = stream.failure { throw failure }
             parsed = .failure(error)
         }
         try stream.finish()
-        header.setLiteral(try parsed.get())
+        if let literal = try parsed.get() { return header.setLiteral(literal) }
+        // Verified: the compressed data kept aside is inflated now.
+        guard let spool = deferred.spool, let algorithm = deferred.algorithm else { throw .payload("no literal data packet in the encrypted data") }
+        let inflated = KindInput(try OpenPGPDecompressor(algorithm: algorithm, body: SpoolSource(spool)))
+        guard let literal = try releaseLiteral(from: inflated, into: sink, depth: 1, deferring: nil) else {
+            throw .payload("no literal data packet in the encrypted data")
+        }
+        header.setLiteral(literal)
+    }
+
+    /// How deep compressed data packets may nest inside the encrypted data. gpg stops at 32
+    /// nested packets (g10/mainproc.c's MAX_NESTING_DEPTH, "a much lower should actually be
+    /// sufficient"); every writer known makes one layer, so two are allowed here: each layer of
+    /// deflate multiplies the size by up to a thousand.
+    static let maxNesting = 2
+
+    /// The compressed data packet kept aside until the stream verifies: its algorithm and spool.
+    final class DeferredCompression {
+        private let make: () throws(KindError) -> any PlaintextSpool
+        private(set) var spool: (any PlaintextSpool)?
+        private(set) var algorithm: UInt8?
+
+        init(_ sink: some PlaintextSink) { make = { () throws(KindError) in try sink.makeSpool() } }
+
+        /// Copies the rest of `body` (the compressed stream) into a new spool.
+        func keep(_ body: OpenPGPBodySource, algorithm: UInt8) throws(KindError) {
+            let spool = try make()
+            let size = 1 << 20
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            defer {
+                Crypto.cleanse(buffer)
+                buffer.deallocate()
+            }
+            while true {
+                let n = try body.read(into: buffer)
+                if n == 0 { break }
+                try spool.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            }
+            self.spool = spool
+            self.algorithm = algorithm
+        }
     }
 
     /// Finds the one literal data packet in `input` (inside compressed data, beside signature
-    /// packets) and writes its data to `sink`; returns its name and date.
-    static func releaseLiteral(from input: KindInput, into sink: some PlaintextSink, depth: Int) throws(KindError) -> LiteralData {
-        guard depth <= 8 else { throw .payload("compressed data nested too deep") }
+    /// packets) and writes its data to `sink`; returns its name and date. With `deferring`, a
+    /// compressed data packet is kept there, not inflated, and nil returned in place of its literal.
+    static func releaseLiteral(from input: KindInput, into sink: some PlaintextSink, depth: Int,
+                               deferring deferred: DeferredCompression? = nil) throws(KindError) -> LiteralData? {
+        guard depth <= maxNesting else { throw .payload("compressed data nested more than \(maxNesting) deep") }
         var seenLiteral: LiteralData?
+        var seenCompressed = false
         while let packet = try OpenPGPPacket.readHeader(input) {
             let body = OpenPGPBodySource(input, length: packet.length)
             switch packet.tag {
             case 8:
-                guard seenLiteral == nil else { throw .payload("more than one literal data packet") }
+                guard seenLiteral == nil, !seenCompressed else { throw .payload("more than one literal data packet") }
                 let algorithm = try body.readPrefix(1)
                 guard let id = algorithm.first else { throw .payload("an empty compressed data packet") }
-                if id == 0 {
-                    seenLiteral = try releaseLiteral(from: KindInput(body), into: sink, depth: depth + 1)
+                if let deferred, id != 0 {
+                    try deferred.keep(body, algorithm: id)
+                    seenCompressed = true
                 } else {
-                    seenLiteral = try releaseLiteral(from: KindInput(OpenPGPDecompressor(algorithm: id, body: body)), into: sink, depth: depth + 1)
+                    let inner: ByteSource = id == 0 ? body : try OpenPGPDecompressor(algorithm: id, body: body)
+                    seenLiteral = try releaseLiteral(from: KindInput(inner), into: sink, depth: depth + 1, deferring: deferred)
+                    if seenLiteral == nil { seenCompressed = true }
                 }
             case 11:
-                guard seenLiteral == nil else { throw .payload("more than one literal data packet") }
+                guard seenLiteral == nil, !seenCompressed else { throw .payload("more than one literal data packet") }
                 let start = try body.readPrefix(2)
                 guard start.count == 2 else { throw .payload("a literal data packet cut short") }
                 let name = try body.readPrefix(Int(start[1]))
@@ -372,7 +422,7 @@ package enum OpenPGPKind: MessageKind {
                 throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
             }
         }
-        guard let seenLiteral else { throw .payload("no literal data in the encrypted data") }
+        guard seenLiteral != nil || seenCompressed else { throw .payload("no literal data packet in the encrypted data") }
         return seenLiteral
     }
 }

@@ -1,0 +1,112 @@
+import CZlib
+import Foundation
+@testable import RWSecretKit
+import Testing
+
+/// A sink (and its spools) that counts what it holds: the most bytes it, and every spool it
+/// handed out, held at one time, as a disk would.
+final class CountingSink: PlaintextSink {
+    private(set) var bytes: [UInt8] = []
+    private(set) var spooled = 0
+    private(set) var peak = 0
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws(KindError) {
+        bytes.append(contentsOf: chunk)
+        peak = max(peak, bytes.count + spooled)
+    }
+
+    func discard() { bytes = [] }
+
+    func makeSpool() throws(KindError) -> any PlaintextSpool { Spool(self) }
+
+    final class Spool: PlaintextSpool {
+        let sink: CountingSink
+        let inner = MemorySpool()
+        init(_ sink: CountingSink) { self.sink = sink }
+        func write(_ chunk: UnsafeRawBufferPointer) throws(KindError) {
+            try inner.write(chunk)
+            sink.spooled += chunk.count
+            sink.peak = max(sink.peak, sink.bytes.count + sink.spooled)
+        }
+        func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
+            try inner.read(at: offset, into: buffer)
+        }
+    }
+}
+
+@Suite("OpenPGP: what a message may make rwsecret spend (issue 32, item 4)")
+struct OpenPGPBoundsTests {
+    static let password = Array("bounded".utf8)
+
+    /// A zlib compressed data packet (algorithm 2) around `inner`.
+    static func compressed(_ inner: [UInt8]) -> [UInt8] {
+        var size = compressBound(uLong(inner.count))
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let status = compress2(&out, &size, inner, uLong(inner.count), 9)
+        precondition(status == Z_OK)
+        return OpenPGPBuilder.packet(tag: 8, [2] + out.prefix(Int(size)))
+    }
+
+    static func literal(_ data: [UInt8]) -> [UInt8] {
+        OpenPGPBuilder.packet(tag: 11, [0x62, 4] + Array("data".utf8) + [0, 0, 0, 0] + data)
+    }
+
+    /// Opens `message` into a counting sink: the error (nil when it opened) and the sink.
+    static func open(_ message: [UInt8]) throws -> (KindError?, CountingSink) {
+        let input = KindInput(bytes: message)
+        let header = try OpenPGPKind.parseHeader(input)
+        let (key, _, _) = try #require(try OpenPGPKind.firstUnlock(header, credentials: [.password(SecretBytes(password))]))
+        let sink = CountingSink()
+        do { try OpenPGPKind.decryptBody(header, key: key, from: input, into: sink) } catch { return (error, sink) }
+        return (nil, sink)
+    }
+
+    @Test("a decompression bomb with a wrong MDC: the sink and its spool never hold more than the message's size, and nothing is left")
+    func bombWithWrongMDC() throws {
+        let plaintext = [UInt8](repeating: 0, count: 64 << 20)
+        let good = try OpenPGPBuilder.message(password: Self.password, packets: Self.compressed(Self.literal(plaintext)))
+        #expect(good.count < 1 << 20)
+        var bad = good
+        bad[bad.count - 1] ^= 1  // the last byte of the MDC
+        let (error, sink) = try Self.open(bad)
+        guard case .payload(let why) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(why.contains("modification detection code"))
+        #expect(sink.peak <= bad.count, "held \(sink.peak) bytes for a message of \(bad.count)")
+        #expect(sink.bytes.isEmpty)
+        // The same message with its MDC intact opens, through the spool.
+        let (none, opened) = try Self.open(good)
+        #expect(none == nil && opened.bytes == plaintext)
+    }
+
+    @Test("compressed data nested two deep opens; three deep is refused (after the MDC), naming the limit")
+    func nesting() throws {
+        let data = Array("nested".utf8)
+        let two = try OpenPGPBuilder.message(password: Self.password, packets: Self.compressed(Self.compressed(Self.literal(data))))
+        let (none, sink) = try Self.open(two)
+        #expect(none == nil && sink.bytes == data)
+        var packets = Self.literal(data)
+        for _ in 0..<3 { packets = Self.compressed(packets) }
+        let three = try OpenPGPBuilder.message(password: Self.password, packets: packets)
+        let (error, left) = try Self.open(three)
+        #expect(error == .payload("compressed data nested more than 2 deep"))
+        #expect(left.bytes.isEmpty)
+        // Eight layers of a bomb with a wrong MDC: the MDC failure, and nothing inflated.
+        packets = Self.literal([UInt8](repeating: 0, count: 1 << 20))
+        for _ in 0..<8 { packets = Self.compressed(packets) }
+        var bomb = try OpenPGPBuilder.message(password: Self.password, packets: packets)
+        bomb[bomb.count - 3] ^= 1
+        let (failed, sunk) = try Self.open(bomb)
+        guard case .payload(let why) = failed else { Issue.record("\(String(describing: failed))"); return }
+        #expect(why.contains("modification detection code") && sunk.peak <= bomb.count)
+    }
+
+    @Test("a message with no literal data packet gets one named error, whatever its shape")
+    func noLiteral() throws {
+        for packets in [Self.compressed([]), [UInt8](), OpenPGPBuilder.packet(tag: 10, Array("PGP".utf8)), Self.compressed(OpenPGPBuilder.packet(tag: 10, Array("PGP".utf8)))] {
+            let message = try OpenPGPBuilder.message(password: Self.password, packets: packets)
+            let (error, sink) = try Self.open(message)
+            #expect(error == .payload("no literal data packet in the encrypted data"), "\(packets.count) bytes of packets")
+            #expect(sink.bytes.isEmpty)
+        }
+    }
+}
