@@ -109,4 +109,65 @@ struct OpenPGPBoundsTests {
             #expect(sink.bytes.isEmpty)
         }
     }
+
+    /// RFC 9580 A.12.1's Argon2 message (t=1, p=4, m=2^21 KiB) in binary, with `passes` passes.
+    static func argon2(passes: UInt8) throws -> [UInt8] {
+        let text = String(decoding: OpenPGPRFC9580Tests.bytes("a12.1-v4skesk-argon2-aes128.asc"), as: UTF8.self)
+        let body = text.split(separator: "\n").filter { !$0.hasPrefix("-----") && !$0.isEmpty && !$0.hasPrefix("=") }.joined()
+        var message = try #require(Data(base64Encoded: body).map { Array($0) })
+        try #require(message[21] == 1 && message[23] == 21)
+        message[21] = passes
+        return message
+    }
+
+    @Test("Argon2 t=255, m=2 GiB: refused before any try, naming its cost and --max-kdf-cost; the option lets it through")
+    func argon2Passes() throws {
+        let message = try Self.argon2(passes: 255)
+        let header = try OpenPGPKind.parseHeader(KindInput(bytes: message))
+        #expect(throws: KindError.refused("OpenPGP Argon2 S2K (t=255, p=4, m=2^21 KiB) costs 510 GiB of work a try (passes × memory), more than the 12 GiB allowed (about 10 s); give --max-kdf-cost 510G to try it")) {
+            try OpenPGPKind.checkCost(header, budget: TryBudget(jobs: 1, memory: 1 << 30))
+        }
+        try OpenPGPKind.checkCost(header, budget: TryBudget(jobs: 1, memory: 1 << 30, kdfWork: 510 << 30))
+        // Through the chain: refused at once, no password tried, for every password.
+        let passwords = (0..<3).map { ChainPassword(name: "p\($0)", secret: SecretBytes(Array("pw\($0)".utf8))) }
+        do {
+            _ = try MessageKinds.open(OpenPGPKind.self, input: KindInput(bytes: message), passwords: passwords, identities: [], into: MemoryPlaintext())
+            Issue.record("opened")
+        } catch {
+            #expect(error.tried == 0)
+            guard case .refused(let why) = error.error else { Issue.record("\(error.error)"); return }
+            #expect(why.contains("--max-kdf-cost 510G"))
+        }
+        // The RFC's own t=1 (2 GiB) is within the default.
+        try OpenPGPKind.checkCost(try OpenPGPKind.parseHeader(KindInput(bytes: Self.argon2(passes: 1))), budget: TryBudget(jobs: 1, memory: 1 << 30))
+    }
+
+    /// A message of `count` v4 SKESKs (AES-256, SHA-256, each its own salt) with `countByte`
+    /// (0xff: gpg's largest iterated count, 65,011,712 bytes), then a SEIPD v1 packet.
+    static func skesks(_ count: Int, countByte: UInt8) -> [UInt8] {
+        var message: [UInt8] = []
+        for _ in 0..<count {
+            message += OpenPGPBuilder.packet(tag: 3, [4, 9, 3, 8] + Crypto.randomBytes(count: 8) + [countByte])
+        }
+        return message + OpenPGPBuilder.packet(tag: 18, [1] + Crypto.randomBytes(count: 64))
+    }
+
+    @Test("999 SKESKs at the largest iterated count: refused before any try, the total named; one of them alone is within the default")
+    func manySKESKs() throws {
+        let header = try OpenPGPKind.parseHeader(KindInput(bytes: Self.skesks(999, countByte: 0xff)))
+        #expect(throws: KindError.refused("999 session key packets cost 60.5 GiB of key derivation a password in all, more than the 12 GiB allowed (about 10 s); give --max-kdf-cost 61G to try them")) {
+            try OpenPGPKind.checkCost(header, budget: TryBudget(jobs: 1, memory: 1 << 30))
+        }
+        try OpenPGPKind.checkCost(header, budget: TryBudget(jobs: 1, memory: 1 << 30, kdfWork: 61 << 30))
+        try OpenPGPKind.checkCost(try OpenPGPKind.parseHeader(KindInput(bytes: Self.skesks(150, countByte: 0xff))), budget: TryBudget(jobs: 1, memory: 0))
+    }
+
+    @Test("exactly 1,000 session key packets are read; 1,001 are \"more than 1000\"")
+    func thousandSKESKs() throws {
+        let thousand = try OpenPGPKind.parseHeader(KindInput(bytes: Self.skesks(1000, countByte: 0)))
+        #expect(thousand.skesks.count == 1000)
+        #expect(throws: KindError.header("more than 1000 session key packets")) {
+            try OpenPGPKind.parseHeader(KindInput(bytes: Self.skesks(1001, countByte: 0)))
+        }
+    }
 }

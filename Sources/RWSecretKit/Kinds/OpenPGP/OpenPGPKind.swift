@@ -122,8 +122,10 @@ package enum OpenPGPKind: MessageKind {
                 if !skesks.isEmpty || !keyIDs.isEmpty { throw .header("no encrypted data after the session key packets") }
                 throw .header("an empty message")
             }
-            count += 1
-            guard count <= 1000 else { throw .header("more than 1000 session key packets") }
+            if packet.tag == 1 || packet.tag == 3 {
+                count += 1
+                guard count <= 1000 else { throw .header("more than 1000 session key packets") }
+            }
             let body = OpenPGPBodySource(packets, length: packet.length)
             switch packet.tag {
             case 3:
