@@ -16,7 +16,7 @@ internal import Glibc
 package enum OpenPGPKind: MessageKind {
     package static let name = MessageKindName.openpgp
     /// The packet tags that may begin a message in binary form.
-    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 11, 18]
+    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 11, 18, 20]
 
     /// One symmetric-key encrypted session key packet (v4 or v6).
     package struct SKESK: Sendable {
@@ -31,17 +31,25 @@ package enum OpenPGPKind: MessageKind {
         var iv: [UInt8] = []
     }
 
-    /// What a SEIPD v2 packet says before its chunks (RFC 9580 5.13.2).
+    /// What a SEIPD v2 packet says before its chunks (RFC 9580 5.13.2), or LibrePGP's AEAD
+    /// Encrypted Data packet (tag 20, `OpenPGPLibrePGP.swift`).
     package struct SEIPDv2: Sendable {
         package let cipher: OpenPGPCipher
         package let mode: OpenPGPAEADMode
         /// The chunk size octet c: chunks of 2^(c+6) bytes.
         let chunkOctet: UInt8
         let salt: [UInt8]
+        /// LibrePGP's tag 20: its starting nonce; nil for SEIPD v2.
+        var librePGPIV: [UInt8]? = nil
 
         var chunkSize: Int { 1 << (Int(chunkOctet) + 6) }
-        /// The associated data of every chunk: packet tag, version, cipher, mode, chunk size octet.
-        var associatedData: [UInt8] { [0xD2, 2, cipher.id, mode.rawValue, chunkOctet] }
+        /// The associated data of every chunk: packet tag, version, cipher, mode, chunk size octet
+        /// (LibrePGP: then the chunk index).
+        var associatedData: [UInt8] {
+            librePGPIV == nil ? [0xD2, 2, cipher.id, mode.rawValue, chunkOctet] : [0xD4, 1, cipher.id, mode.rawValue, chunkOctet]
+        }
+        /// The packet's name in messages.
+        var packetName: String { librePGPIV == nil ? "SEIPD v2 \(mode.name)" : "LibrePGP AEAD \(mode.name)" }
     }
 
     /// What is known before any password is tried.
@@ -159,6 +167,17 @@ package enum OpenPGPKind: MessageKind {
                 }
                 let prefix = try body.readPrefix(18)
                 return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: prefix, body: body, packets: packets)
+            case 20:
+                // LibrePGP's AEAD packet goes with v5 SKESKs (OpenPGPLibrePGP.swift).
+                let v2 = try parseAEADPacket(body)
+                if skesks.isEmpty {
+                    if !keyIDs.isEmpty { throw .refused("encrypted to a public key, use `gpg -d` (key ids: \(keyIDs.joined(separator: ", ")))") }
+                    throw .header("encrypted data without a session key packet")
+                }
+                let fitting = skesks.filter { $0.version == 5 }
+                guard !fitting.isEmpty else { throw .header("a LibrePGP AEAD packet after session key packets of another version (v\(skesks[0].version))") }
+                for skesk in fitting { try skesk.s2k.validate() }
+                return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: [], v2: v2, body: body, packets: packets)
             case 9:
                 throw .refused("encrypted without integrity protection (SED packet): unauthenticated, refused")
             case 2, 4, 8, 11:
@@ -204,14 +223,14 @@ package enum OpenPGPKind: MessageKind {
             guard [16, 24, 32].contains(encryptedKey.count - OpenPGPAEADMode.tagSize) else { throw .header("malformed encrypted session key") }
             return SKESK(version: 6, cipher: cipher, s2k: s2k, encryptedKey: encryptedKey, aead: mode, iv: iv)
         case 5:
-            throw .refused("a LibrePGP session key packet (SKESK v5, gpg 2.4's OCB mode): not supported (use gpg -d)")
+            return try parseSKESKv5(bytes)
         default:
             throw .header("unknown symmetric-key session key packet version \(bytes[0])")
         }
     }
 
     /// An AEAD mode this build opens with `cipher` (OpenSSL has EAX's parts, OCB and GCM for AES only).
-    private static func aeadMode(_ id: UInt8, cipher: OpenPGPCipher) throws(KindError) -> OpenPGPAEADMode {
+    static func aeadMode(_ id: UInt8, cipher: OpenPGPCipher) throws(KindError) -> OpenPGPAEADMode {
         guard let mode = OpenPGPAEADMode(rawValue: id) else { throw .refused("AEAD algorithm \(id): unknown, not supported") }
         switch cipher {
         case .aes128, .aes192, .aes256: return mode
@@ -246,7 +265,10 @@ package enum OpenPGPKind: MessageKind {
                 derived.append((skesk.s2k, size, key))
             }
             let session: SessionKey
-            if skesk.version == 6, let v2 = header.v2 {
+            if skesk.version == 5, let v2 = header.v2 {
+                guard let opened = openV5(skesk, key: key), opened.count == v2.cipher.keySize else { continue }
+                return .unlocked(SessionKey(cipher: v2.cipher, key: opened))
+            } else if skesk.version == 6, let v2 = header.v2 {
                 guard let opened = openV6(skesk, key: key), opened.count == v2.cipher.keySize else { continue }
                 return .unlocked(SessionKey(cipher: v2.cipher, key: opened))
             } else if skesk.encryptedKey.isEmpty {
@@ -375,7 +397,16 @@ package enum OpenPGPKind: MessageKind {
         guard depth <= maxNesting else { throw .payload("compressed data nested more than \(maxNesting) deep") }
         var seenLiteral: LiteralData?
         var seenCompressed = false
-        while let packet = try OpenPGPPacket.readHeader(input) {
+        // Data that is not a packet stream at all (`rnp --no-wrap` puts the bare file there): one
+        // named error whatever its first bytes are.
+        let noLiteral = KindError.payload("no literal data packet in the encrypted data")
+        var first = true
+        while true {
+            let next: OpenPGPPacket.Header?
+            do { next = try OpenPGPPacket.readHeader(input) } catch { throw first ? noLiteral : error }
+            guard let packet = next else { break }
+            guard !first || [2, 4, 8, 10, 11, 21].contains(packet.tag) else { throw noLiteral }
+            first = false
             let body = OpenPGPBodySource(input, length: packet.length)
             switch packet.tag {
             case 8:
@@ -424,7 +455,7 @@ package enum OpenPGPKind: MessageKind {
                 throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
             }
         }
-        guard seenLiteral != nil || seenCompressed else { throw .payload("no literal data packet in the encrypted data") }
+        guard seenLiteral != nil || seenCompressed else { throw noLiteral }
         return seenLiteral
     }
 }
