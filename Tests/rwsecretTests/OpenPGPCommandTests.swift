@@ -166,6 +166,18 @@ struct OpenPGPCommandTests {
         #expect(written <= message.count + 4096, "\(written) bytes written for a message of \(message.count)")
     }
 
+    @Test("an armored block inside an e-mail (text before BEGIN and after END), from a file: opens; LibrePGP OCB from rnp opens")
+    func armorInsideText() throws {
+        let folder = KindCommandTests.kinds.appendingPathComponent("openpgp-librepgp")
+        let armored = try String(contentsOf: folder.appendingPathComponent("ocb-zlib.asc"), encoding: .utf8)
+        let mail = dir.file("mail.txt", "Hi Bob,\n\nhere it is:\n\n" + armored + "\n-- \nAlice\n")
+        let list = dir.file("passwords", "libre ✓ pgp\n")
+        let result = try run(["decrypt", "--no-store", "--password-file", list, mail])
+        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self) == "une ligne de texte ✓\n", "\(result.stderr)")
+        let eax = try run(["decrypt", "--no-store", "--binary", "--password-file", list, folder.appendingPathComponent("eax.pgp").path])
+        #expect(eax.status == 0 && String(decoding: eax.stdout, as: UTF8.self) == "une ligne de texte ✓\n", "\(eax.stderr)")
+    }
+
     @Test("an Argon2 S2K of t=255, m=2 GiB is refused at once, naming its cost and --max-kdf-cost (status 1, one line)")
     func argon2Cost() throws {
         let text = String(decoding: try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("openpgp-rfc9580/a12.1-v4skesk-argon2-aes128.asc")), as: UTF8.self)

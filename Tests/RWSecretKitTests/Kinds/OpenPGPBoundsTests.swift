@@ -170,4 +170,30 @@ struct OpenPGPBoundsTests {
             try OpenPGPKind.parseHeader(KindInput(bytes: Self.skesks(1001, countByte: 0)))
         }
     }
+
+    @Test("padding after the end of the compressed stream (sq encrypt's default --compression pad), inside the MDC: opens, as in gpg")
+    func paddingAfterCompressedStream() throws {
+        let data = Array("padded ✓".utf8)
+        for padding in [1, 7, 100, 5000] {
+            var packet = Self.compressed(Self.literal(data))
+            // Re-frame the compressed packet with `padding` zero bytes after its zlib stream.
+            let body = Array(packet.dropFirst(2)) + [UInt8](repeating: 0, count: padding)
+            packet = OpenPGPBuilder.packet(tag: 8, body)
+            let message = try OpenPGPBuilder.message(password: Self.password, packets: packet)
+            let (error, sink) = try Self.open(message)
+            #expect(error == nil && sink.bytes == data, "\(padding) bytes of padding: \(String(describing: error))")
+        }
+    }
+
+    @Test("text-mode literals ('t', 'u'; gpg --textmode) are written with LF line ends, as gpg on Linux writes them (every CR dropped); binary ones as they are")
+    func textMode() throws {
+        let data = Array("a\rb\r\nc\r\nd\r\n".utf8)
+        for (format, expected) in [(UInt8(ascii: "t"), Array("ab\nc\nd\n".utf8)), (UInt8(ascii: "u"), Array("ab\nc\nd\n".utf8)), (UInt8(ascii: "b"), data)] {
+            let literal = OpenPGPBuilder.packet(tag: 11, [format, 0, 0, 0, 0, 0] + data)
+            for packets in [literal, Self.compressed(literal)] {
+                let (error, sink) = try Self.open(try OpenPGPBuilder.message(password: Self.password, packets: packets))
+                #expect(error == nil && sink.bytes == expected, "format \(format): \(sink.bytes)")
+            }
+        }
+    }
 }

@@ -90,8 +90,7 @@ package enum OpenPGPKind: MessageKind {
     }
 
     package static func detect(_ prefix: ArraySlice<UInt8>) -> Bool {
-        let text = OpenPGPArmorSource.trimmed(prefix)
-        if text.starts(with: OpenPGPArmorSource.beginLine) || text.starts(with: OpenPGPArmorSource.signedLine) { return true }
+        if OpenPGPArmorSource.holdsArmor(prefix) { return true }
         guard let first = prefix.first, first & 0x80 != 0, prefix.count >= 3 else { return false }
         // A packet header, then the first byte of its body: a version or algorithm that fits.
         let tag: UInt8
@@ -120,7 +119,7 @@ package enum OpenPGPKind: MessageKind {
     }
 
     package static func parseHeader(_ input: KindInput) throws(KindError) -> Header {
-        let armored = OpenPGPArmorSource.trimmed(try input.peek(detectionLength)).first == UInt8(ascii: "-")
+        let armored = OpenPGPArmorSource.holdsArmor(try input.peek(detectionLength))
         let packets = armored ? KindInput(OpenPGPArmorSource(input)) : input
         var skesks: [SKESK] = []
         var keyIDs: [String] = []
@@ -389,6 +388,17 @@ package enum OpenPGPKind: MessageKind {
         }
     }
 
+    /// Removes every CR from `buffer` in place (gpg's rule for text literals on Linux); returns
+    /// how many bytes are left at its start.
+    static func droppingCarriageReturns(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var kept = 0
+        for i in 0..<buffer.count where buffer[i] != 0x0d {
+            buffer[kept] = buffer[i]
+            kept += 1
+        }
+        return kept
+    }
+
     /// Finds the one literal data packet in `input` (inside compressed data, beside signature
     /// packets) and writes its data to `sink`; returns its name and date. With `deferring`, a
     /// compressed data packet is kept there, not inflated, and nil returned in place of its literal.
@@ -403,7 +413,11 @@ package enum OpenPGPKind: MessageKind {
         var first = true
         while true {
             let next: OpenPGPPacket.Header?
-            do { next = try OpenPGPPacket.readHeader(input) } catch { throw first ? noLiteral : error }
+            do { next = try OpenPGPPacket.readHeader(input) } catch {
+                // Only a packet header that is not one: a failing decompressor says its own line.
+                if first, case .header = error { throw noLiteral }
+                throw error
+            }
             guard let packet = next else { break }
             guard !first || [2, 4, 8, 10, 11, 21].contains(packet.tag) else { throw noLiteral }
             first = false
@@ -429,6 +443,9 @@ package enum OpenPGPKind: MessageKind {
                 let date = try body.readPrefix(4)
                 guard name.count == Int(start[1]), date.count == 4 else { throw .payload("a literal data packet cut short") }
                 let literal = LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) })
+                // Text ('t') and UTF-8 ('u') literals hold CRLF line ends (`gpg --textmode`, gosop):
+                // written with the platform's LF, as gpg on Linux writes them (it drops every CR).
+                let textMode = start[0] == UInt8(ascii: "t") || start[0] == UInt8(ascii: "u")
                 // Whole buffers to the sink: a body in partial lengths (gpg writes 8 KiB parts inside
                 // compressed data) would otherwise cost a write per part.
                 let size = 1 << 20
@@ -445,6 +462,7 @@ package enum OpenPGPKind: MessageKind {
                         if n == 0 { ended = true; break }
                         filled += n
                     }
+                    if textMode { filled = Self.droppingCarriageReturns(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<filled])) }
                     if filled > 0 { try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                 }
                 seenLiteral = literal
