@@ -4,9 +4,10 @@ internal import Glibc
 
 /// OpenPGP messages encrypted to a password (`gpg -c`; RFC 9580), binary or ASCII-armored.
 ///
-/// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4 and v6; S2K
-/// simple, salted, iterated and salted, Argon2). The body is a SEIPD v1 packet (CFB with a
-/// modification detection code) or a SEIPD v2 one (AEAD chunks: EAX, OCB, GCM, and a final tag):
+/// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4 and v6, and
+/// LibrePGP's v5; S2K simple, salted, iterated and salted, Argon2). The body is a SEIPD v1 packet
+/// (CFB with a modification detection code), a SEIPD v2 one (AEAD chunks: EAX, OCB, GCM, and a
+/// final tag), or LibrePGP's AEAD Encrypted Data packet (tag 20, `OpenPGPLibrePGP.swift`):
 /// the decrypted packet stream is parsed and decompressed as it is decrypted, and the plaintext
 /// written once, to the sink (`OpenPGPDecryptedStream`); the MDC, or the final tag, is checked
 /// at the end, and the sink emptied when it fails: the caller releases nothing before (the CLI's
