@@ -5,7 +5,7 @@ rnp (`rnp -c --aead=ocb|eax`), and manifest.tsv in the columns of Fixtures/kinds
 
   file  passphrase-hex  outcome  plaintext-sha256  plaintext-hex  literal-name
 
-The layout is rfc4880bis-10's (5.3: SKESK v5 is version, cipher, AEAD mode, S2K, nonce, sealed
+gnupg's own two OCB samples are kept beside them (not remade). The layout is rfc4880bis-10's (5.3: SKESK v5 is version, cipher, AEAD mode, S2K, nonce, sealed
 key and tag, with no count octet; 5.16: tag 20 is version 1, cipher, mode, chunk size octet,
 starting nonce, chunks), which `gpg --list-packets` (2.2) shows for these files as gpg 2.4 writes
 its own. The passphrase reaches rnp on an inherited pipe (--pass-fd), never argv.
@@ -57,6 +57,12 @@ def main():
                                    "-" if "no-wrap" in name else "plain.txt"]))
     finally:
         shutil.rmtree(home)
+    # Two of gnupg's own samples (tests/openpgp/samplemsgs/enc-sym-ocb-1.asc, rfc4880bis's
+    # sample, AES-128; enc-sym-ocb-2.asc, gpg 2.4, AES-256), kept as they are, with their text
+    # before the BEGIN line: gpg 2.4's SKESK v5 and tag 20, which rnp's files match.
+    hello = b"Hello, world!\n"
+    for name in ["gnupg-enc-sym-ocb-1.asc", "gnupg-enc-sym-ocb-2.asc"]:
+        rows.append("\t".join([name, b"password".hex(), "open", hashlib.sha256(hello).hexdigest(), hello.hex(), ""]))
     with open(os.path.join(OUT, "manifest.tsv"), "w") as f:
         f.write("# made by scripts/generate-librepgp-fixtures.py with " + subprocess.run(["rnp", "--version"], capture_output=True, text=True).stdout.splitlines()[0] + "\n")
         f.write("\n".join(rows) + "\n")

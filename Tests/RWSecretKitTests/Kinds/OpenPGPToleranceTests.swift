@@ -29,4 +29,15 @@ struct OpenPGPToleranceTests {
         let opened = try openPGP(message, [Array("sq pad ✓".utf8)]).result.get()
         #expect(opened.plaintext == plain)
     }
+
+    @Test("every byte of an sq padded message changed: an error (or a wrong password), nothing released")
+    func sqPaddingTampered() throws {
+        let message = Array(try Data(contentsOf: Fixtures.directory.appendingPathComponent("kinds/openpgp-sq/sq-pad-1.pgp")))
+        for index in message.indices {
+            var copy = message
+            copy[index] ^= 0x02
+            let (result, sunk) = openPGP(copy, [Array("sq pad ✓".utf8)])
+            #expect(!result.isSuccess && sunk == 0, "byte \(index): \(result)")
+        }
+    }
 }
