@@ -7,8 +7,8 @@
 // messages made with it, --s2k-count 65536). Checked, beyond "no crash, no leak, no overflow,
 // no hang": an input that opens has passed its MDC (the sink is written as the body is
 // decrypted, and emptied when the MDC or anything else fails: after an error it holds nothing),
-// and nothing opens a message whose session key packets are all refused. An S2K count
-// above 2^20 is not derived (a fuzzer would spend its time hashing).
+// and nothing opens a message whose session key packets are all refused. A message whose
+// derivations cost more than 1 MiB of work (OpenPGPKind.checkCost) is not derived.
 import RWSecretKit
 #if canImport(Glibc)
 import Glibc
@@ -32,11 +32,10 @@ public func fuzzOpenPGP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         Outcomes.record("header: \(error.testKitClass)")
         return 0
     }
-    for skesk in header.skesks {
-        if case .iterated(_, let count) = skesk.s2k.mode, count > 1 << 20 {
-            Outcomes.record("costly S2K")
-            return 0
-        }
+    // At most 1 MiB of derivation (an iterated count of 2^20, or Argon2's passes × memory).
+    do { try OpenPGPKind.checkCost(header, budget: TryBudget(jobs: 1, memory: 0, kdfWork: 1 << 20)) } catch {
+        Outcomes.record("costly S2K")
+        return 0
     }
     let sink = MemoryPlaintext(limit: 1 << 24)
     do {

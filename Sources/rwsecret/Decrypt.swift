@@ -90,6 +90,9 @@ extension RWSecret {
                 completion: .list(["512M", "1G", "2G", "4G", "8G"]))
         var memory: String?
 
+        @Option(help: ArgumentHelp("The key-derivation work an OpenPGP message may ask of each password (Argon2: passes × memory; iterated S2K: bytes hashed; all its session key packets together), e.g. 64G (default: 12G, about 10 s a password).", valueName: "size"))
+        var maxKdfCost: String?
+
         @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")
         var allowLegacy = false
 
@@ -107,6 +110,9 @@ extension RWSecret {
             if output != nil && !binary { throw ValidationError("-o needs --binary") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             if let memory, MemoryBudget.parse(memory) == nil { throw ValidationError(MemoryBudget.usage) }
+            if let maxKdfCost, MemoryBudget.parse(maxKdfCost) == nil {
+                throw ValidationError("--max-kdf-cost must be a size such as 12G or 500M (K, M, G, T: powers of 1024), more than 0")
+            }
             if !(1...KeyDerivation.maximumIterations).contains(iterations) {
                 throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
             }
@@ -156,6 +162,7 @@ extension RWSecret {
             let session = DecryptSession(client: client, json: mode.json, global: global,
                                          jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
             session.memoryOption = memory
+            session.kdfWork = maxKdfCost.flatMap(MemoryBudget.parse) ?? TryBudget.defaultKDFWork
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             // Read when the first age file needs them, from the store the chain has opened by then
             // (KindDecryption asks the chain for its passwords first); none with --no-store.

@@ -22,6 +22,8 @@ final class DecryptSession: @unchecked Sendable {
     /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
     /// when a message needs it.
     var memoryOption: String?
+    /// `--max-kdf-cost`: the key-derivation work a message may ask of each password (`TryBudget.kdfWork`).
+    var kdfWork = TryBudget.defaultKDFWork
     /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
     var emptyChainStatus = ExitStatus.failure
 

@@ -21,7 +21,7 @@ struct KindDecryption {
     /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
     /// half the memory available now).
     var budget: TryBudget {
-        TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes)
+        TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes, kdfWork: session.kdfWork)
     }
 
     /// Why a message whose regular input changed while it was read released nothing.

@@ -138,6 +138,59 @@ struct OpenPGPCommandTests {
         #expect(written >= size && written < size + size / 4, "\(written) bytes written for \(size)")
     }
 
+    /// Issue 32: a `gpg -c` zlib bomb with a wrong MDC was inflated into OUT's folder first
+    /// (64 MiB written for a 64 KiB message); now the compressed stream is spooled, the MDC
+    /// checked, and nothing inflated: what is written stays within the message's size.
+    @Test("--binary -o: a zlib bomb with a wrong MDC writes no more than its own size (strace), and leaves nothing",
+          .enabled(if: PrivateKeyring.executable("strace") != nil, "strace is not installed (make test installs it)"))
+    func bombWithWrongMDC() throws {
+        let plain = dir.file("plain", bytes: Array(repeating: 0, count: 64 << 20))
+        let passphrase = dir.file("passphrase", "pass ✓")
+        chmod(passphrase, 0o600)
+        var message = try Array(Data(contentsOf: URL(fileURLWithPath: gpgEncrypt(plain, passphrase: passphrase, compress: "zlib"))))
+        message[message.count - 1] ^= 1
+        let bomb = dir.file("bomb.gpg", bytes: message)
+        let list = dir.file("passwords", "pass ✓\n")
+        let out = dir.url.appendingPathComponent("out").path
+        let trace = dir.url.appendingPathComponent("trace").path
+        let strace = URL(fileURLWithPath: try #require(PrivateKeyring.executable("strace")))
+        let result = try RWSecretProcess.run(["-f", "-e", "trace=write,pwrite64,writev,pwritev,pwritev2,sendfile,copy_file_range,splice", "-o", trace,
+                                              RWSecretProcess.executable.path, "decrypt", "--no-store", "--binary", "--password-file", list, "-o", out, bomb],
+                                             stdin: Data(), environment: RWSecretProcess.environment(home: dir.url, extra: [:]), directory: dir.url, executable: strace)
+        #expect(result.status == 1 && result.errLines.count == 1 && result.errLines[0].contains("modification detection code"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let written = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").reduce(0) { total, line in
+            guard let range = line.range(of: " = ", options: .backwards) else { return total }
+            return total + max(0, Int(line[range.upperBound...].prefix { $0.isNumber || $0 == "-" }) ?? 0)
+        }
+        #expect(written <= message.count + 4096, "\(written) bytes written for a message of \(message.count)")
+    }
+
+    @Test("an armored block inside an e-mail (text before BEGIN and after END), from a file: opens; LibrePGP OCB from rnp opens")
+    func armorInsideText() throws {
+        let folder = KindCommandTests.kinds.appendingPathComponent("openpgp-librepgp")
+        let armored = try String(contentsOf: folder.appendingPathComponent("ocb-zlib.asc"), encoding: .utf8)
+        let mail = dir.file("mail.txt", "Hi Bob,\n\nhere it is:\n\n" + armored + "\n-- \nAlice\n")
+        let list = dir.file("passwords", "libre ✓ pgp\n")
+        let result = try run(["decrypt", "--no-store", "--password-file", list, mail])
+        #expect(result.status == 0 && String(decoding: result.stdout, as: UTF8.self) == "une ligne de texte ✓\n", "\(result.stderr)")
+        let eax = try run(["decrypt", "--no-store", "--binary", "--password-file", list, folder.appendingPathComponent("eax.pgp").path])
+        #expect(eax.status == 0 && String(decoding: eax.stdout, as: UTF8.self) == "une ligne de texte ✓\n", "\(eax.stderr)")
+    }
+
+    @Test("an Argon2 S2K of t=255, m=2 GiB is refused at once, naming its cost and --max-kdf-cost (status 1, one line)")
+    func argon2Cost() throws {
+        let text = String(decoding: try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("openpgp-rfc9580/a12.1-v4skesk-argon2-aes128.asc")), as: UTF8.self)
+        var bytes = try #require(Data(base64Encoded: text.split(separator: "\n").filter { !$0.hasPrefix("-----") && !$0.isEmpty && !$0.hasPrefix("=") }.joined()).map { Array($0) })
+        bytes[21] = 255
+        let list = dir.file("passwords", "password\n")
+        let result = try run(["decrypt", "--no-store", "--password-file", list, dir.file("argon.gpg", bytes: bytes)])
+        #expect(result.status == 1 && result.errLines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("510 GiB") && result.stderr.contains("--max-kdf-cost 510G"), "\(result.stderr)")
+        let bad = try run(["decrypt", "--no-store", "--max-kdf-cost", "lots", "--password-file", list, dir.file("argon2.gpg", bytes: bytes)])
+        #expect(bad.status == 64 && bad.stderr.contains("--max-kdf-cost must be a size"), "\(bad.stderr)")
+    }
+
     @Test("--binary -o: a byte changed in the last MiB of an 8 MiB gpg -c message (stored, zlib) leaves nothing at -o and nothing in its folder",
           arguments: ["none", "zlib"])
     func tamperedLastChunk(_ compress: String) throws {

@@ -90,6 +90,8 @@ package protocol PlaintextSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer) throws(KindError)
     /// Drops (and wipes where it can) everything written so far: the message did not verify.
     func discard()
+    /// Room for bytes kept aside until the message verifies (`PlaintextSpool`; default: memory).
+    func makeSpool() throws(KindError) -> any PlaintextSpool
 }
 
 /// Verified plaintext kept in memory, up to a limit (for small messages and tests).

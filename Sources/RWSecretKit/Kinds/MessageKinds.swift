@@ -80,6 +80,9 @@ extension MessageKinds {
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        if !passwords.isEmpty, let pgp = header as? OpenPGPKind.Header {
+            do { try OpenPGPKind.checkCost(pgp, budget: budget) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        }
         if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
             // scrypt stanzas are alone in their header: only passwords can open them.
             let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?

@@ -10,11 +10,21 @@ package struct TryBudget: Sendable, Equatable {
     package var jobs: Int
     /// Bytes all the tries at once may use.
     package var memory: Int
+    /// The bytes of key-derivation work a message may ask of one password (OpenPGP's S2Ks:
+    /// Argon2's passes × memory, an iterated count's bytes hashed; `OpenPGPKind.checkCost`).
+    package var kdfWork: Int
 
-    package init(jobs: Int, memory: Int) {
+    /// About 10 s of derivation a password on one core (`OpenPGPCost.swift`): `--max-kdf-cost`'s default.
+    package static let defaultKDFWork = 12 << 30
+
+    package init(jobs: Int, memory: Int, kdfWork: Int = TryBudget.defaultKDFWork) {
         self.jobs = max(1, jobs)
         self.memory = max(0, memory)
+        self.kdfWork = max(0, kdfWork)
     }
+
+    /// The most memory one Argon2 try may need: 4 GiB, or the memory budget when it is larger.
+    package var argon2Memory: Int { max(OpenPGPS2K.argon2MemoryLimit, memory) }
 
     /// One try at a time, whatever it costs.
     package static let oneAtATime = TryBudget(jobs: 1, memory: 0)

@@ -295,11 +295,16 @@ enum OpenPGPBuilder {
     /// session key) and a SEIPD v1 packet holding a literal data packet ("data", no date) of
     /// `plaintext` and its MDC.
     static func message(password: [UInt8], plaintext: [UInt8]) throws -> [UInt8] {
+        try message(password: password, packets: packet(tag: 11, [0x62, 4] + Array("data".utf8) + [0, 0, 0, 0] + plaintext))
+    }
+
+    /// The same with `packets` (any packet stream) inside the SEIPD packet.
+    static func message(password: [UInt8], packets: [UInt8]) throws -> [UInt8] {
         let s2k = OpenPGPS2K(mode: .iterated(Crypto.randomBytes(count: 8), count: 1024), hash: 8)
         let key = try s2k.derive(password: password, length: 32)
         var inner = Crypto.randomBytes(count: 16)
         inner += inner[14..<16]
-        inner += packet(tag: 11, [0x62, 4] + Array("data".utf8) + [0, 0, 0, 0] + plaintext) + [0xD3, 0x14]
+        inner += packets + [0xD3, 0x14]
         let sha1 = try #require(OpenPGPDigest("SHA1"))
         sha1.update(inner)
         return skesk(cipher: 9, s2k: s2k) + packet(tag: 18, [1] + cfbEncrypt(key: key, inner + sha1.finish()))

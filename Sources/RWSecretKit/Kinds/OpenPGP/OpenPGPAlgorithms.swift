@@ -153,8 +153,8 @@ package struct OpenPGPS2K: Sendable, Equatable {
         }
     }
 
-    /// The most memory one Argon2 derivation may ask for (4 GiB, 2^22 KiB): a message cannot
-    /// make a try allocate more.
+    /// The most memory one Argon2 derivation may ask for (4 GiB, 2^22 KiB) unless the memory
+    /// budget is larger (`TryBudget.argon2Memory`, `OpenPGPKind.checkCost`).
     package static let argon2MemoryLimit = 1 << 32
 
     /// The memory one derivation needs (Argon2: 2^m KiB; the others: next to none).
@@ -197,9 +197,6 @@ package struct OpenPGPS2K: Sendable, Equatable {
             while 1 << lanesLog < Int(parallelism) { lanesLog += 1 }
             guard passes >= 1, parallelism >= 1, Int(m) >= 3 + lanesLog, m <= 31 else {
                 throw .header("Argon2 S2K with invalid parameters (t=\(passes), p=\(parallelism), m=2^\(m) KiB)")
-            }
-            guard memoryPerTry <= Self.argon2MemoryLimit else {
-                throw .refused("Argon2 S2K asking for \(memoryPerTry >> 30) GiB per try, more than the \(Self.argon2MemoryLimit >> 30) GiB allowed")
             }
             return
         }

@@ -1,7 +1,8 @@
 /// OpenPGP's ASCII armor (RFC 9580 6) around a message, decoded as a stream: the
 /// `-----BEGIN PGP MESSAGE-----` line, armor headers up to a blank line, base64 lines, an
-/// optional `=XXXX` CRC-24 line (checked when present), and the END line. Whitespace may
-/// come before the BEGIN line; what follows the END line is not read.
+/// optional `=XXXX` CRC-24 line (checked when present), and the END line. Other text may come
+/// before the BEGIN line (an e-mail: "Hi Bob, here it is:"), and is skipped, as gpg skips it;
+/// what follows the END line is not read.
 final class OpenPGPArmorSource: ByteSource {
     static let beginLine = Array("-----BEGIN PGP MESSAGE-----".utf8)
     static let endLine = Array("-----END PGP MESSAGE-----".utf8)
@@ -20,6 +21,19 @@ final class OpenPGPArmorSource: ByteSource {
     private var crc: UInt32 = 0xB7_04CE
 
     init(_ input: KindInput) { self.input = input }
+
+    /// Whether `prefix` holds a BEGIN PGP MESSAGE line (or begins with a clear-signed one): first,
+    /// after whitespace, or at the start of a later line (armor inside other text).
+    static func holdsArmor(_ prefix: ArraySlice<UInt8>) -> Bool {
+        let text = trimmed(prefix)
+        if text.starts(with: beginLine) || text.starts(with: signedLine) { return true }
+        var index = text.startIndex
+        while let newline = text[index...].firstIndex(of: 0x0a) {
+            index = newline + 1
+            if text[index...].drop(while: { $0 == 0x20 || $0 == 0x09 }).starts(with: beginLine) { return true }
+        }
+        return false
+    }
 
     /// `prefix` without leading whitespace.
     static func trimmed(_ prefix: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
@@ -50,17 +64,16 @@ final class OpenPGPArmorSource: ByteSource {
 
     private func start() throws(KindError) {
         var skipped = 0
+        var first = true
         while true {
-            guard let first = try line() else { throw .armor("no BEGIN PGP MESSAGE line") }
-            if first.isEmpty {
-                skipped += 1
-                guard skipped <= Self.maxWhitespace else { throw .armor("too much leading whitespace") }
-                continue
-            }
-            let text = Self.trimmed(first)
-            if text.elementsEqual(Self.signedLine) { throw .refused("a clear-signed message: not encrypted") }
-            guard text.elementsEqual(Self.beginLine) else { throw .armor("invalid first line") }
-            break
+            guard let next = try line() else { throw .armor("no BEGIN PGP MESSAGE line") }
+            let text = Self.trimmed(next)
+            if text.elementsEqual(Self.beginLine) { break }
+            if first && text.elementsEqual(Self.signedLine) { throw .refused("a clear-signed message: not encrypted") }
+            if !text.isEmpty { first = false }
+            // Text before the block is skipped, up to 1024 lines.
+            skipped += 1
+            guard skipped <= Self.maxWhitespace else { throw .armor("no BEGIN PGP MESSAGE line in the first \(Self.maxWhitespace) lines") }
         }
         // Armor headers ("Key: Value") up to a blank line.
         var headers = 0

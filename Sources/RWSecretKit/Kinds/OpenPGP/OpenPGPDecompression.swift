@@ -2,8 +2,8 @@ internal import CZlib
 internal import CBZip2
 
 /// The body of a compressed data packet (RFC 9580 5.6), inflated as a stream: ZIP (raw
-/// deflate) and ZLIB through zlib, BZip2 through libbz2. The compressed stream must end
-/// where the packet ends: a stream cut short, or data after its end, is an error.
+/// deflate) and ZLIB through zlib, BZip2 through libbz2. A stream cut short is an error; what
+/// follows its end in the packet (sq's padding) is skipped.
 final class OpenPGPDecompressor: ByteSource {
     private enum Engine {
         case zlib(UnsafeMutablePointer<z_stream>)
@@ -110,11 +110,15 @@ final class OpenPGPDecompressor: ByteSource {
         }
     }
 
-    /// After the end of the compressed stream: nothing more in the packet.
+    /// After the end of the compressed stream: whatever else the packet holds is skipped, as gpg
+    /// skips it. `sq encrypt` pads its messages there by default (`--compression pad`), inside
+    /// what the MDC or tag authenticates; compressed data is inflated only once that verified
+    /// (`OpenPGPKind.release`), so nothing unauthenticated is ever tolerated this way.
     private func checkNothingAfter(left: Int) throws(KindError) {
-        guard left == 0 else { throw .payload("data after the end of the compressed stream") }
         guard !bodyEnded else { return }
-        guard try body.readBytes(upTo: 1).isEmpty else { throw .payload("data after the end of the compressed stream") }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { chunk.deallocate() }
+        while try body.read(into: chunk) > 0 {}
         bodyEnded = true
     }
 }

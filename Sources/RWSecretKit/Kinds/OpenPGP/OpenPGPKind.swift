@@ -4,9 +4,10 @@ internal import Glibc
 
 /// OpenPGP messages encrypted to a password (`gpg -c`; RFC 9580), binary or ASCII-armored.
 ///
-/// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4 and v6; S2K
-/// simple, salted, iterated and salted, Argon2). The body is a SEIPD v1 packet (CFB with a
-/// modification detection code) or a SEIPD v2 one (AEAD chunks: EAX, OCB, GCM, and a final tag):
+/// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4 and v6, and
+/// LibrePGP's v5; S2K simple, salted, iterated and salted, Argon2). The body is a SEIPD v1 packet
+/// (CFB with a modification detection code), a SEIPD v2 one (AEAD chunks: EAX, OCB, GCM, and a
+/// final tag), or LibrePGP's AEAD Encrypted Data packet (tag 20, `OpenPGPLibrePGP.swift`):
 /// the decrypted packet stream is parsed and decompressed as it is decrypted, and the plaintext
 /// written once, to the sink (`OpenPGPDecryptedStream`); the MDC, or the final tag, is checked
 /// at the end, and the sink emptied when it fails: the caller releases nothing before (the CLI's
@@ -16,7 +17,7 @@ internal import Glibc
 package enum OpenPGPKind: MessageKind {
     package static let name = MessageKindName.openpgp
     /// The packet tags that may begin a message in binary form.
-    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 11, 18]
+    private static let firstTags: Set<UInt8> = [1, 2, 3, 4, 8, 9, 10, 11, 18, 20]
 
     /// One symmetric-key encrypted session key packet (v4 or v6).
     package struct SKESK: Sendable {
@@ -31,17 +32,25 @@ package enum OpenPGPKind: MessageKind {
         var iv: [UInt8] = []
     }
 
-    /// What a SEIPD v2 packet says before its chunks (RFC 9580 5.13.2).
+    /// What a SEIPD v2 packet says before its chunks (RFC 9580 5.13.2), or LibrePGP's AEAD
+    /// Encrypted Data packet (tag 20, `OpenPGPLibrePGP.swift`).
     package struct SEIPDv2: Sendable {
         package let cipher: OpenPGPCipher
         package let mode: OpenPGPAEADMode
         /// The chunk size octet c: chunks of 2^(c+6) bytes.
         let chunkOctet: UInt8
         let salt: [UInt8]
+        /// LibrePGP's tag 20: its starting nonce; nil for SEIPD v2.
+        var librePGPIV: [UInt8]? = nil
 
         var chunkSize: Int { 1 << (Int(chunkOctet) + 6) }
-        /// The associated data of every chunk: packet tag, version, cipher, mode, chunk size octet.
-        var associatedData: [UInt8] { [0xD2, 2, cipher.id, mode.rawValue, chunkOctet] }
+        /// The associated data of every chunk: packet tag, version, cipher, mode, chunk size octet
+        /// (LibrePGP: then the chunk index).
+        var associatedData: [UInt8] {
+            librePGPIV == nil ? [0xD2, 2, cipher.id, mode.rawValue, chunkOctet] : [0xD4, 1, cipher.id, mode.rawValue, chunkOctet]
+        }
+        /// The packet's name in messages.
+        var packetName: String { librePGPIV == nil ? "SEIPD v2 \(mode.name)" : "LibrePGP AEAD \(mode.name)" }
     }
 
     /// What is known before any password is tried.
@@ -82,8 +91,7 @@ package enum OpenPGPKind: MessageKind {
     }
 
     package static func detect(_ prefix: ArraySlice<UInt8>) -> Bool {
-        let text = OpenPGPArmorSource.trimmed(prefix)
-        if text.starts(with: OpenPGPArmorSource.beginLine) || text.starts(with: OpenPGPArmorSource.signedLine) { return true }
+        if OpenPGPArmorSource.holdsArmor(prefix) { return true }
         guard let first = prefix.first, first & 0x80 != 0, prefix.count >= 3 else { return false }
         // A packet header, then the first byte of its body: a version or algorithm that fits.
         let tag: UInt8
@@ -112,7 +120,7 @@ package enum OpenPGPKind: MessageKind {
     }
 
     package static func parseHeader(_ input: KindInput) throws(KindError) -> Header {
-        let armored = OpenPGPArmorSource.trimmed(try input.peek(detectionLength)).first == UInt8(ascii: "-")
+        let armored = OpenPGPArmorSource.holdsArmor(try input.peek(detectionLength))
         let packets = armored ? KindInput(OpenPGPArmorSource(input)) : input
         var skesks: [SKESK] = []
         var keyIDs: [String] = []
@@ -122,8 +130,10 @@ package enum OpenPGPKind: MessageKind {
                 if !skesks.isEmpty || !keyIDs.isEmpty { throw .header("no encrypted data after the session key packets") }
                 throw .header("an empty message")
             }
-            count += 1
-            guard count <= 1000 else { throw .header("more than 1000 session key packets") }
+            if packet.tag == 1 || packet.tag == 3 {
+                count += 1
+                guard count <= 1000 else { throw .header("more than 1000 session key packets") }
+            }
             let body = OpenPGPBodySource(packets, length: packet.length)
             switch packet.tag {
             case 3:
@@ -157,6 +167,17 @@ package enum OpenPGPKind: MessageKind {
                 }
                 let prefix = try body.readPrefix(18)
                 return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: prefix, body: body, packets: packets)
+            case 20:
+                // LibrePGP's AEAD packet goes with v5 SKESKs (OpenPGPLibrePGP.swift).
+                let v2 = try parseAEADPacket(body)
+                if skesks.isEmpty {
+                    if !keyIDs.isEmpty { throw .refused("encrypted to a public key, use `gpg -d` (key ids: \(keyIDs.joined(separator: ", ")))") }
+                    throw .header("encrypted data without a session key packet")
+                }
+                let fitting = skesks.filter { $0.version == 5 }
+                guard !fitting.isEmpty else { throw .header("a LibrePGP AEAD packet after session key packets of another version (v\(skesks[0].version))") }
+                for skesk in fitting { try skesk.s2k.validate() }
+                return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: [], v2: v2, body: body, packets: packets)
             case 9:
                 throw .refused("encrypted without integrity protection (SED packet): unauthenticated, refused")
             case 2, 4, 8, 11:
@@ -202,14 +223,14 @@ package enum OpenPGPKind: MessageKind {
             guard [16, 24, 32].contains(encryptedKey.count - OpenPGPAEADMode.tagSize) else { throw .header("malformed encrypted session key") }
             return SKESK(version: 6, cipher: cipher, s2k: s2k, encryptedKey: encryptedKey, aead: mode, iv: iv)
         case 5:
-            throw .refused("a LibrePGP session key packet (SKESK v5, gpg 2.4's OCB mode): not supported (use gpg -d)")
+            return try parseSKESKv5(bytes)
         default:
             throw .header("unknown symmetric-key session key packet version \(bytes[0])")
         }
     }
 
     /// An AEAD mode this build opens with `cipher` (OpenSSL has EAX's parts, OCB and GCM for AES only).
-    private static func aeadMode(_ id: UInt8, cipher: OpenPGPCipher) throws(KindError) -> OpenPGPAEADMode {
+    static func aeadMode(_ id: UInt8, cipher: OpenPGPCipher) throws(KindError) -> OpenPGPAEADMode {
         guard let mode = OpenPGPAEADMode(rawValue: id) else { throw .refused("AEAD algorithm \(id): unknown, not supported") }
         switch cipher {
         case .aes128, .aes192, .aes256: return mode
@@ -244,7 +265,10 @@ package enum OpenPGPKind: MessageKind {
                 derived.append((skesk.s2k, size, key))
             }
             let session: SessionKey
-            if skesk.version == 6, let v2 = header.v2 {
+            if skesk.version == 5, let v2 = header.v2 {
+                guard let opened = openV5(skesk, key: key), opened.count == v2.cipher.keySize else { continue }
+                return .unlocked(SessionKey(cipher: v2.cipher, key: opened))
+            } else if skesk.version == 6, let v2 = header.v2 {
                 guard let opened = openV6(skesk, key: key), opened.count == v2.cipher.keySize else { continue }
                 return .unlocked(SessionKey(cipher: v2.cipher, key: opened))
             } else if skesk.encryptedKey.isEmpty {
@@ -310,42 +334,119 @@ package enum OpenPGPKind: MessageKind {
     /// went wrong in the packets inside (a parse error, a corrupt compressed stream, a sink
     /// that is full) is told only once the stream has verified: a changed message, or a wrong
     /// key that passed the quick check, is an MDC or tag failure whatever its packets look like.
-    /// The caller empties the sink when this throws.
+    /// Compressed data is not inflated before then: it is kept as it is in a spool (at most the
+    /// message's size), and inflated into `sink` only once the stream has verified, so that an
+    /// unauthenticated message cannot make the sink hold more than its own size (a
+    /// decompression bomb with a wrong MDC). The caller empties the sink when this throws.
     private static func release(_ stream: some OpenPGPDecryptedStream, header: Header, into sink: some PlaintextSink) throws(KindError) {
-        let parsed: Result<LiteralData, KindError>
-        do { parsed = .success(try releaseLiteral(from: KindInput(stream), into: sink, depth: 0)) } catch {
+        let deferred = DeferredCompression(sink)
+        let parsed: Result<LiteralData?, KindError>
+        do { parsed = .success(try releaseLiteral(from: KindInput(stream), into: sink, depth: 0, deferring: deferred)) } catch {
             if let failure = stream.failure { throw failure }
             parsed = .failure(error)
         }
         try stream.finish()
-        header.setLiteral(try parsed.get())
+        if let literal = try parsed.get() { return header.setLiteral(literal) }
+        // Verified: the compressed data kept aside is inflated now.
+        guard let spool = deferred.spool, let algorithm = deferred.algorithm else { throw .payload("no literal data packet in the encrypted data") }
+        let inflated = KindInput(try OpenPGPDecompressor(algorithm: algorithm, body: SpoolSource(spool)))
+        guard let literal = try releaseLiteral(from: inflated, into: sink, depth: 1, deferring: nil) else {
+            throw .payload("no literal data packet in the encrypted data")
+        }
+        header.setLiteral(literal)
+    }
+
+    /// How deep compressed data packets may nest inside the encrypted data. gpg stops at 32
+    /// nested packets (g10/mainproc.c's MAX_NESTING_DEPTH, "a much lower should actually be
+    /// sufficient"); every writer known makes one layer, so two are allowed here: each layer of
+    /// deflate multiplies the size by up to a thousand.
+    static let maxNesting = 2
+
+    /// The compressed data packet kept aside until the stream verifies: its algorithm and spool.
+    final class DeferredCompression {
+        private let make: () throws(KindError) -> any PlaintextSpool
+        private(set) var spool: (any PlaintextSpool)?
+        private(set) var algorithm: UInt8?
+
+        init(_ sink: some PlaintextSink) { make = { () throws(KindError) in try sink.makeSpool() } }
+
+        /// Copies the rest of `body` (the compressed stream) into a new spool.
+        func keep(_ body: OpenPGPBodySource, algorithm: UInt8) throws(KindError) {
+            let spool = try make()
+            let size = 1 << 20
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            defer {
+                Crypto.cleanse(buffer)
+                buffer.deallocate()
+            }
+            while true {
+                let n = try body.read(into: buffer)
+                if n == 0 { break }
+                try spool.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            }
+            self.spool = spool
+            self.algorithm = algorithm
+        }
+    }
+
+    /// Removes every CR from `buffer` in place (gpg's rule for text literals on Linux); returns
+    /// how many bytes are left at its start.
+    static func droppingCarriageReturns(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var kept = 0
+        for i in 0..<buffer.count where buffer[i] != 0x0d {
+            buffer[kept] = buffer[i]
+            kept += 1
+        }
+        return kept
     }
 
     /// Finds the one literal data packet in `input` (inside compressed data, beside signature
-    /// packets) and writes its data to `sink`; returns its name and date.
-    static func releaseLiteral(from input: KindInput, into sink: some PlaintextSink, depth: Int) throws(KindError) -> LiteralData {
-        guard depth <= 8 else { throw .payload("compressed data nested too deep") }
+    /// packets) and writes its data to `sink`; returns its name and date. With `deferring`, a
+    /// compressed data packet is kept there, not inflated, and nil returned in place of its literal.
+    static func releaseLiteral(from input: KindInput, into sink: some PlaintextSink, depth: Int,
+                               deferring deferred: DeferredCompression? = nil) throws(KindError) -> LiteralData? {
+        guard depth <= maxNesting else { throw .payload("compressed data nested more than \(maxNesting) deep") }
         var seenLiteral: LiteralData?
-        while let packet = try OpenPGPPacket.readHeader(input) {
+        var seenCompressed = false
+        // Data that is not a packet stream at all (`rnp --no-wrap` puts the bare file there): one
+        // named error whatever its first bytes are.
+        let noLiteral = KindError.payload("no literal data packet in the encrypted data")
+        var first = true
+        while true {
+            let next: OpenPGPPacket.Header?
+            do { next = try OpenPGPPacket.readHeader(input) } catch {
+                // Only a packet header that is not one: a failing decompressor says its own line.
+                if first, case .header = error { throw noLiteral }
+                throw error
+            }
+            guard let packet = next else { break }
+            guard !first || [2, 4, 8, 10, 11, 21].contains(packet.tag) else { throw noLiteral }
+            first = false
             let body = OpenPGPBodySource(input, length: packet.length)
             switch packet.tag {
             case 8:
-                guard seenLiteral == nil else { throw .payload("more than one literal data packet") }
+                guard seenLiteral == nil, !seenCompressed else { throw .payload("more than one literal data packet") }
                 let algorithm = try body.readPrefix(1)
                 guard let id = algorithm.first else { throw .payload("an empty compressed data packet") }
-                if id == 0 {
-                    seenLiteral = try releaseLiteral(from: KindInput(body), into: sink, depth: depth + 1)
+                if let deferred, id != 0 {
+                    try deferred.keep(body, algorithm: id)
+                    seenCompressed = true
                 } else {
-                    seenLiteral = try releaseLiteral(from: KindInput(OpenPGPDecompressor(algorithm: id, body: body)), into: sink, depth: depth + 1)
+                    let inner: ByteSource = id == 0 ? body : try OpenPGPDecompressor(algorithm: id, body: body)
+                    seenLiteral = try releaseLiteral(from: KindInput(inner), into: sink, depth: depth + 1, deferring: deferred)
+                    if seenLiteral == nil { seenCompressed = true }
                 }
             case 11:
-                guard seenLiteral == nil else { throw .payload("more than one literal data packet") }
+                guard seenLiteral == nil, !seenCompressed else { throw .payload("more than one literal data packet") }
                 let start = try body.readPrefix(2)
                 guard start.count == 2 else { throw .payload("a literal data packet cut short") }
                 let name = try body.readPrefix(Int(start[1]))
                 let date = try body.readPrefix(4)
                 guard name.count == Int(start[1]), date.count == 4 else { throw .payload("a literal data packet cut short") }
                 let literal = LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) })
+                // Text ('t') and UTF-8 ('u') literals hold CRLF line ends (`gpg --textmode`, gosop):
+                // written with the platform's LF, as gpg on Linux writes them (it drops every CR).
+                let textMode = start[0] == UInt8(ascii: "t") || start[0] == UInt8(ascii: "u")
                 // Whole buffers to the sink: a body in partial lengths (gpg writes 8 KiB parts inside
                 // compressed data) would otherwise cost a write per part.
                 let size = 1 << 20
@@ -362,6 +463,7 @@ package enum OpenPGPKind: MessageKind {
                         if n == 0 { ended = true; break }
                         filled += n
                     }
+                    if textMode { filled = Self.droppingCarriageReturns(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<filled])) }
                     if filled > 0 { try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                 }
                 seenLiteral = literal
@@ -372,7 +474,7 @@ package enum OpenPGPKind: MessageKind {
                 throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
             }
         }
-        guard let seenLiteral else { throw .payload("no literal data in the encrypted data") }
+        guard seenLiteral != nil || seenCompressed else { throw noLiteral }
         return seenLiteral
     }
 }

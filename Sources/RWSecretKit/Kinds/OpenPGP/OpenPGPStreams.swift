@@ -176,17 +176,27 @@ final class OpenPGPAEADStream: OpenPGPDecryptedStream {
         plain.deallocate()
     }
 
+    private static func bigEndian(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) } }
+
+    /// SEIPD v2: the nonce prefix and the index; LibrePGP: the starting nonce XOR the index.
     private func nonce(_ index: UInt64) -> [UInt8] {
-        noncePrefix + (0..<8).map { UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64($0))) }
+        guard var iv = v2.librePGPIV else { return noncePrefix + Self.bigEndian(index) }
+        for (i, byte) in Self.bigEndian(index).enumerated() { iv[iv.count - 8 + i] ^= byte }
+        return iv
+    }
+
+    /// SEIPD v2: the packet's fields; LibrePGP: and the chunk index.
+    private func associatedData(_ index: UInt64) -> [UInt8] {
+        v2.librePGPIV == nil ? v2.associatedData : v2.associatedData + Self.bigEndian(index)
     }
 
     /// Opens the chunk of `count` sealed bytes at the start of `sealed` into `plain`.
     private func openChunk(_ count: Int) throws(KindError) {
         let length = count - Self.tagSize
         let ok = opener.open(UnsafeRawBufferPointer(rebasing: sealed[0..<length]), tag: UnsafeRawBufferPointer(rebasing: sealed[length..<count]),
-                             nonce: nonce(index), ad: v2.associatedData, into: plain)
+                             nonce: nonce(index), ad: associatedData(index), into: plain)
         guard ok else {
-            throw .payload("AEAD chunk \(index) does not authenticate (the message was changed, or cut)")
+            throw .payload("\(v2.packetName) chunk \(index) does not authenticate (the message was changed, or cut)")
         }
         position = 0
         ready = length
@@ -223,9 +233,9 @@ final class OpenPGPAEADStream: OpenPGPDecryptedStream {
         try drain()
         guard try packets.isAtEnd() else { throw .payload("data after the encrypted data packet") }
         // The final tag: over no plaintext, with the total length in the associated data.
-        let finalAD = v2.associatedData + (0..<8).map { UInt8(truncatingIfNeeded: total >> (56 - 8 * UInt64($0))) }
+        let finalAD = associatedData(index) + Self.bigEndian(total)
         let finalOK = opener.open(UnsafeRawBufferPointer(start: nil, count: 0), tag: UnsafeRawBufferPointer(rebasing: sealed[0..<Self.tagSize]),
                                   nonce: nonce(index), ad: finalAD, into: UnsafeMutableRawBufferPointer(rebasing: plain[0..<0]))
-        guard finalOK else { throw .payload("the final AEAD tag does not match (the message was cut short or changed)") }
+        guard finalOK else { throw .payload("the final \(v2.packetName) tag does not match (the message was cut short or changed)") }
     }
 }
