@@ -143,7 +143,7 @@ struct KindDecryption {
             return ("\(error)", error.isMissingInput ? .noInput : .ioError)
         case .tooLarge(let limit):
             return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused:
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused, .outOfMemory:
             return ("\(what): \(failure.error)", .failure)
         }
     }

@@ -115,7 +115,8 @@ extension MessageKinds {
         // A costly OpenPGP S2K (Argon2, a high iterated count): several offers at once, as
         // age's scrypt, decided in order all the same.
         let costly = Self.costlyS2K(header)
-        let width = costly.map { budget.atOnce(count: offers.count, perTry: $0.memory, threads: $0.threads) } ?? 1
+        var width = costly.map { budget.atOnce(count: offers.count, perTry: $0.memory, threads: $0.threads) } ?? 1
+        var narrowedFrom = 0
         let clock = ContinuousClock()
         let started = clock.now
         var start = 0
@@ -136,10 +137,16 @@ extension MessageKinds {
             } else {
                 attempt(0)
             }
-            for (index, offer) in batch.enumerated() {
+            tries: for (index, offer) in batch.enumerated() {
                 let unlocked: Unlock<K.Key>
                 switch slots[index]! {
                 case .success(let value): unlocked = value
+                case .failure(.outOfMemory) where batch.count > 1:
+                    // Too many at once for the process's memory: this one and the rest, one at a time.
+                    narrowedFrom = width
+                    width = 1
+                    start = start - batch.count + index
+                    break tries
                 case .failure(let error):
                     count(offer)
                     throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
@@ -159,7 +166,7 @@ extension MessageKinds {
                         let elapsed = clock.now - started
                         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
                         cost = AgeScryptBatch.Cost(logN: 0, atOnce: width, tries: start - batch.count + index + 1, milliseconds: ms,
-                                                   budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory)
+                                                   budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory, narrowedFrom: narrowedFrom)
                     }
                     return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
                 }
