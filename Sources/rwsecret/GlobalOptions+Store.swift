@@ -34,7 +34,7 @@ extension GlobalOptions {
         } catch {
             let failure = CommandFailure(error)
             guard runPasswordsGiven, failure.status == .unavailable else { throw failure }
-            throw CommandFailure(.unavailable, failure.message + "; or add --no-store to decrypt with only the passwords given for this run")
+            throw CommandFailure(.unavailable, failure.message + "; or add --no-store to decrypt with only the passwords and keys given for this run")
         }
     }
 

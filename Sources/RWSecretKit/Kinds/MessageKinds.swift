@@ -75,11 +75,33 @@ extension MessageKinds {
     /// last winner first): the first that fits wins. The plaintext goes to `sink`, which
     /// the caller releases only when this returns.
     /// A costly KDF (age's scrypt) tries several passwords at once, within `budget`.
+    ///
+    /// `more`, when given, is asked only when none of `passwords` and `identities` opened the
+    /// message (`.noMatch`): the credentials to try next (the store's, opened only then), or
+    /// nil for none. The header is parsed once; `tried` counts both rounds.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
                                              budget: TryBudget = .oneAtATime,
+                                             more: (() -> (passwords: [ChainPassword], identities: [NamedIdentity])?)? = nil,
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        do {
+            return try open(kind, header: header, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)
+        } catch {
+            guard case .noMatch = error.error, let more, let next = more() else { throw error }
+            let first = error.tried
+            do {
+                let opened = try open(kind, header: header, input: input, passwords: next.passwords, identities: next.identities, budget: budget, into: sink)
+                return KindOpened(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
+            } catch {
+                throw KindFailure(kind: error.kind, error: error.error, tried: first + error.tried)
+            }
+        }
+    }
+
+    /// `open` of a parsed header with one set of credentials.
+    private static func open<K: MessageKind>(_ kind: K.Type, header: K.Header, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                             budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
             // scrypt stanzas are alone in their header: only passwords can open them.
             let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?
