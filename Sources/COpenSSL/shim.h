@@ -63,4 +63,10 @@ static inline EVP_MD *rws_legacy_sha1(void) { return rws_legacy_digest(EVP_sha1(
 static inline int rws_select_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 static inline int rws_select_keypair(void) { return EVP_PKEY_KEYPAIR; }
 
+/* Whether an error of OpenSSL's queue is an allocation failure (ERR_R_MALLOC_FAILURE: a
+   composite macro Swift does not import). */
+static inline int rws_err_is_malloc_failure(unsigned long error) {
+    return ERR_GET_REASON(error) == ERR_GET_REASON(ERR_R_MALLOC_FAILURE);
+}
+
 #endif

@@ -148,12 +148,12 @@ extension RWSecret {
 
             let opened = OpenedStore()
             let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
-            let client = try PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) { [runOnly] in
+            let client = try PasswordClient(runOnly: runOnly, keys: keys, iterations: iterations, legacyFormats: legacy) { [runOnly, identityFiles] in
                 if noStore {
                     global.verboseLine("store: none (--no-store)")
                     return nil
                 }
-                let store = try global.openStore(runPasswordsGiven: !runOnly.isEmpty || keys != nil)
+                let store = try global.openStore(runPasswordsGiven: !runOnly.isEmpty || keys != nil || !identityFiles.isEmpty)
                 opened.store = store
                 return store
             }

@@ -34,14 +34,16 @@ extension GlobalOptions {
         } catch {
             let failure = CommandFailure(error)
             guard runPasswordsGiven, failure.status == .unavailable else { throw failure }
-            throw CommandFailure(.unavailable, failure.message + "; or add --no-store to decrypt with only the passwords given for this run")
+            throw CommandFailure(.unavailable, failure.message + "; or add --no-store to decrypt with only the passwords and keys given for this run")
         }
     }
 
-    /// The chosen store, not yet opened (a locked keyring, an unread vault).
-    func openUnready(_ choice: StoreSelector.Choice) throws(StoreError) -> any PasswordStore {
+    /// The chosen store, not yet opened (a locked keyring, an unread vault). Without
+    /// `asking`, the vault's passphrase is never asked on the terminal (`status --json`).
+    func openUnready(_ choice: StoreSelector.Choice, asking: Bool = true) throws(StoreError) -> any PasswordStore {
         let selector = storeSelector
         let passphrase = VaultPassphrase(vaultPath: choice.vaultPath ?? selector.vaultPath().path)
+        passphrase.mayAsk = asking
         return try selector.open(choice, passphrase: passphrase.provider, lockWaiting: lockWaitingNotice(choice.kind))
     }
 

@@ -176,7 +176,20 @@ extension RWSecret.Identity {
             let adding = zip(parsed, labels).map { IdentityToAdd(label: $1, secret: $0.secretKeyText) }
             try CommandFailure.identityErrors {
                 let store = try global.openIdentityStore()
-                let stored = try store.addIdentities(adding)
+                let stored: [String]
+                do { stored = try store.addIdentities(adding) } catch let error as StoreError {
+                    // "Already stored" names the label it is stored under (recipients compared, never secrets).
+                    if case .passwordRejected(let label, _) = error.reason,
+                       let existing = try? store.identities().first(where: { stored in
+                           parsed.contains { $0.recipient == stored.ageIdentity?.recipient }
+                       }) {
+                        // The label it would have had only when one was given (not a planned identity-N).
+                        let given = self.label == nil ? nil : label
+                        throw CommandFailure(.dataError, (given.map { "'\(Output.escaped($0))': " } ?? "")
+                                             + "this identity is already stored, labelled '\(Output.escaped(existing.label))'")
+                    }
+                    throw error
+                }
                 for identity in parsed { Output.standardOutput.line(identity.recipient) }
                 if !global.quiet {
                     let names = stored.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
@@ -215,7 +228,13 @@ extension RWSecret.Identity {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove",
-            abstract: "Remove stored identities (all or nothing: an unknown label removes none)."
+            abstract: "Remove stored identities (all or nothing: an unknown label removes none).",
+            discussion: """
+                Asks for confirmation on the terminal first, as gpg does before deleting a secret \
+                key: what was encrypted to an identity cannot be opened without it. --yes \
+                removes without asking; with no terminal to ask on, --yes is needed (as gpg \
+                --batch needs --yes): nothing is removed without it (64).
+                """
         )
 
         @OptionGroup var global: GlobalOptions
@@ -223,6 +242,9 @@ extension RWSecret.Identity {
 
         @Argument(help: ArgumentHelp("The labels to remove.", valueName: "label"), completion: .custom(LabelCompletion.completeIdentities))
         var labels: [String]
+
+        @Flag(name: [.customShort("y"), .long], help: "Remove without asking (needed for scripts: with no terminal, nothing is removed without it).")
+        var yes = false
 
         func validate() throws {
             if labels.isEmpty { throw ValidationError("give at least one label") }
@@ -232,7 +254,29 @@ extension RWSecret.Identity {
             let global = try group.globals(self.global)
             try CommandFailure.identityErrors {
                 for label in labels { try PasswordLabel.validate(label) }
-                try global.openIdentityStore().removeIdentities(labels: labels)
+                let store = try global.openIdentityStore()
+                if !yes {
+                    // Unknown labels first (all or nothing), then the question, naming what goes.
+                    let stored = try store.identities()
+                    let unknown = labels.filter { label in !stored.contains { $0.label == label } }
+                    if !unknown.isEmpty { throw StoreError.unknownLabels(unknown) }
+                    let named = labels.map { label in
+                        let recipient = stored.first { $0.label == label }?.ageIdentity?.recipient
+                        return "'\(Output.escaped(label))'" + (recipient.map { " (\($0))" } ?? "")
+                    }
+                    let question = "Remove identity \(named.joined(separator: ", "))? What was encrypted to it cannot be opened "
+                        + "without it (export it first: rwsecret identity export). [y/N] "
+                    switch Terminal.confirm(question) {
+                    case nil:
+                        throw CommandFailure(.usage, "identity remove asks for confirmation on a terminal, and there is none: "
+                                             + "give --yes to remove without asking (nothing was removed)")
+                    case false?:
+                        throw CommandFailure(.failure, "nothing removed")
+                    case true?:
+                        break
+                    }
+                }
+                try store.removeIdentities(labels: labels)
             }
             if !global.quiet {
                 Output.standardError.line("rwsecret: removed identity " + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", "))

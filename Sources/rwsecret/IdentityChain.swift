@@ -25,14 +25,31 @@ final class IdentityChain: @unchecked Sendable {
     func identities() throws -> [NamedIdentity] {
         try lock.withLock {
             if stored == nil { stored = try loadStored() }
-            let all = (stored ?? []) + files
-            var ordered = all.filter { if case .ageX25519 = $0.credential { true } else { false } }
-                + all.filter { if case .ageX25519 = $0.credential { false } else { true } }
-            if let winner, let index = ordered.firstIndex(where: { $0.name == winner }) {
-                ordered.insert(ordered.remove(at: index), at: 0)
-            }
-            return ordered
+            return ordered((stored ?? []) + files)
         }
+    }
+
+    /// The `--identity` files' alone, in the order offered (the store is not read).
+    func fileIdentities() -> [NamedIdentity] {
+        lock.withLock { ordered(files) }
+    }
+
+    /// The store's alone, in the order offered (read now, the first time).
+    func storedIdentities() throws -> [NamedIdentity] {
+        try lock.withLock {
+            if stored == nil { stored = try loadStored() }
+            return ordered(stored ?? [])
+        }
+    }
+
+    /// X25519 first, then the SSH keys; the last winner before all.
+    private func ordered(_ all: [NamedIdentity]) -> [NamedIdentity] {
+        var ordered = all.filter { if case .ageX25519 = $0.credential { true } else { false } }
+            + all.filter { if case .ageX25519 = $0.credential { false } else { true } }
+        if let winner, let index = ordered.firstIndex(where: { $0.name == winner }) {
+            ordered.insert(ordered.remove(at: index), at: 0)
+        }
+        return ordered
     }
 
     /// The identity named `name` opened a message: it goes first from now on.

@@ -13,9 +13,50 @@ struct KindDecryption {
     let session: DecryptSession
     let identities: IdentityChain
 
-    /// The identities a message of `kind` is offered: none but to an age file.
-    func offered(to kind: any MessageKind.Type) throws -> [NamedIdentity] {
-        kind == AgeKind.self ? try identities.identities() : []
+    /// What a message was offered: the passwords and identities tried or ready to try.
+    struct Offered {
+        var passwords = 0
+        var identities = 0
+    }
+
+    /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
+    /// `--identity` files: identities only to an age file); only when none of those opens it is
+    /// the store opened (the first time) and its passwords and identities tried too. So a key
+    /// given with `--identity` needs no store: not its passphrase, nor a keyring. A store that
+    /// cannot be opened then throws (69), as before.
+    func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
+                              offered: inout Offered) throws -> Result<KindOpened, KindFailure> {
+        let runOnly = session.client.runOnlyPasswords
+        let files = kind == AgeKind.self ? identities.fileIdentities() : []
+        offered = Offered(passwords: runOnly.count, identities: files.count)
+        var storeError: (any Error)?
+        var added = Offered()
+        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [NamedIdentity])? in
+            do {
+                let chain = try session.client.chainHead()?.chainPasswords() ?? []
+                // The run's passwords were tried already (the chain holds them, or a stored copy).
+                let rest = chain.filter { password in !runOnly.contains { $0.secret.isEqual(to: password.secret) } }
+                let stored = kind == AgeKind.self ? try identities.storedIdentities() : []
+                added = Offered(passwords: rest.count, identities: stored.count)
+                return (rest, stored)
+            } catch {
+                storeError = error
+                return nil
+            }
+        }
+        let result: Result<KindOpened, KindFailure>
+        do {
+            result = .success(try MessageKinds.open(kind, input: input, passwords: runOnly, identities: files, budget: budget, more: more, into: sink))
+        } catch {
+            result = .failure(error)
+        }
+        offered.passwords += added.passwords
+        offered.identities += added.identities
+        if let storeError {
+            if let error = storeError as? StoreError { throw CommandFailure(error) }
+            throw storeError
+        }
+        return result
     }
 
     /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
@@ -66,23 +107,19 @@ struct KindDecryption {
     /// was read (then nothing is released: 74, as for an RNCryptor message).
     func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
              outputName: String, inputChanged: () -> Bool = { false }) throws -> ExitStatus {
-        let passwords: [ChainPassword]
-        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
-            throw CommandFailure(error)
-        }
         let folder: String
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
         let file: PrivateFile
         do { file = try PrivateFile(in: folder, needsName: { if case .file = destination { true } else { false } }()) } catch {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
         }
-        let offered = try self.offered(to: kind)
+        var offered = Offered()
         let opened: KindOpened
-        do {
-            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: PrivateFilePlaintext(file: file))
-        } catch {
+        switch try openLazily(kind, input: input, into: PrivateFilePlaintext(file: file), offered: &offered) {
+        case .success(let value): opened = value
+        case .failure(let error):
             if inputChanged() { return report(name, Self.inputChanged, .ioError) }
-            let (reason, status) = words(error, identities: offered.count)
+            let (reason, status) = words(error, identities: offered.identities)
             return report(name, reason, status)
         }
         if inputChanged() { return report(name, Self.inputChanged, .ioError) }
@@ -143,7 +180,7 @@ struct KindDecryption {
             return ("\(error)", error.isMissingInput ? .noInput : .ioError)
         case .tooLarge(let limit):
             return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused:
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused, .outOfMemory:
             return ("\(what): \(failure.error)", .failure)
         }
     }
@@ -236,14 +273,11 @@ extension KindDecryption {
     }
 
     private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place) throws -> KindRecord {
-        let passwords: [ChainPassword]
-        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
-            throw CommandFailure(error)
-        }
         let sink = MemoryPlaintext(limit: Self.lineModeLimit)
-        let offered = try self.offered(to: kind)
+        var offered = Offered()
+        let outcome = try openLazily(kind, input: input, into: sink, offered: &offered)
         do {
-            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink)
+            let opened = try outcome.get()
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
                                        + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
@@ -264,9 +298,9 @@ extension KindDecryption {
             }
             return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner)
         } catch {
-            var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.count).0)), winner: nil)
+            var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.identities).0)), winner: nil)
             // An age file for identities only is not a password's to open.
-            if passwords.isEmpty, error.tried == 0, case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") {
+            if offered.passwords == 0, error.tried == 0, case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") {
                 record.emptyChain = true
             }
             return record

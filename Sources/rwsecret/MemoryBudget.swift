@@ -5,7 +5,9 @@ import Glibc
 
 /// `decrypt --memory SIZE`: the memory the tries of a costly key derivation (age's scrypt,
 /// 256 MiB a try at its default work factor) may use at once. Default: half the memory
-/// available now (`MemAvailable`, within this process's cgroup `memory.max`).
+/// available now: `MemAvailable`, within what this process's limits leave — its address space
+/// (`RLIMIT_AS`, `ulimit -v`, `prlimit --as`) less what it maps already, and its cgroup's
+/// (v2 `memory.max`, v1 `memory.limit_in_bytes`) less what the cgroup uses.
 enum MemoryBudget {
     /// `512M`, `4G`, `1.5G`, `300MiB`, `65536K`, `2147483648` (bytes): binary units (K = 1024),
     /// an optional `B` or `iB`; nil for anything else, zero, or more than an exbibyte.
@@ -35,15 +37,40 @@ enum MemoryBudget {
     /// with why, for `--verbose`.
     static func resolve(option: String?) -> (bytes: Int, reason: String) {
         if let option, let bytes = parse(option) { return (bytes, "--memory") }
-        return (available() / 2, "half the memory available")
+        let (bytes, limit) = availableWithLimit()
+        return (bytes / 2, "half the memory available" + (limit.map { " (\($0))" } ?? ""))
     }
 
     /// `MemAvailable` of /proc/meminfo (else the free pages), capped by what this process's
-    /// cgroup v2 `memory.max` leaves (`memory.current` used already).
-    static func available() -> Int {
+    /// address-space limit and cgroups leave.
+    static func available() -> Int { availableWithLimit().bytes }
+
+    /// As `available()`, with the limit that set it (nil: `MemAvailable` itself).
+    static func availableWithLimit() -> (bytes: Int, limit: String?) {
         var bytes = meminfoAvailable() ?? Int(sysconf(Int32(_SC_AVPHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
-        if let left = cgroupLeft() { bytes = min(bytes, left) }
-        return max(0, bytes)
+        var limit: String?
+        for (left, name) in [(addressSpaceLeft(), "RLIMIT_AS"), (cgroupLeft(), "cgroup memory.max"), (cgroupV1Left(), "cgroup memory.limit_in_bytes")] {
+            if let left, left < bytes { bytes = left; limit = name }
+        }
+        return (max(0, bytes), limit)
+    }
+
+    /// What `RLIMIT_AS` leaves of the address space: the soft limit less `VmSize` (the process's
+    /// mappings now: libraries, thread stacks, malloc's arenas); nil without a limit.
+    static func addressSpaceLeft() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }  // RLIM_INFINITY
+        let size = readText("/proc/self/status").flatMap { statusKiB($0, field: "VmSize:") } ?? 0
+        return Int(clamping: limit.rlim_cur) - size
+    }
+
+    /// A `NAME:   123 kB` field of /proc/self/status, in bytes.
+    static func statusKiB(_ text: String, field: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
+            let fields = line.dropFirst(field.count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return fields.first.flatMap { Int($0) }.map { $0 * 1024 }
+        }
+        return nil
     }
 
     private static func meminfoAvailable() -> Int? {
@@ -60,11 +87,36 @@ enum MemoryBudget {
     private static func cgroupLeft() -> Int? {
         guard let memberships = readText("/proc/self/cgroup"),
               let path = JobCount.cgroupPath(memberships: Array(memberships.utf8), version2: true) else { return nil }
+        return least(roots: ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"], path: path, limit: "memory.max", usage: "memory.current")
+    }
+
+    /// The least that `memory.limit_in_bytes - memory.usage_in_bytes` leaves along this
+    /// process's cgroup v1 path of the memory controller (no limit reads as about 2^63).
+    private static func cgroupV1Left() -> Int? {
+        guard let memberships = readText("/proc/self/cgroup"), let path = v1MemoryPath(memberships: memberships) else { return nil }
+        return least(roots: ["/sys/fs/cgroup/memory"], path: Array(path.utf8), limit: "memory.limit_in_bytes", usage: "memory.usage_in_bytes")
+    }
+
+    /// The path of the v1 line whose controllers include `memory` (`4:memory:/user.slice`).
+    static func v1MemoryPath(memberships: String) -> String? {
+        for line in memberships.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[1].split(separator: ",").contains("memory") else { continue }
+            return String(fields[2])
+        }
+        return nil
+    }
+
+    /// The least that `limit - usage` leaves along `path` and its parents under each of `roots`
+    /// (a container that sees its host's path finds its own limit at its mount's root).
+    private static func least(roots: [String], path: [UInt8], limit: String, usage: String) -> Int? {
         var least: Int?
-        for folder in JobCount.folders(root: "/sys/fs/cgroup", path: path) {
-            guard let max = readText(folder + "/memory.max").flatMap({ Int($0.trimmingCharacters(in: "\n")) }),
-                  let current = readText(folder + "/memory.current").flatMap({ Int($0.trimmingCharacters(in: "\n")) }) else { continue }
-            least = min(least ?? Int.max, max - current)
+        for root in roots {
+            for folder in JobCount.folders(root: root, path: path) {
+                guard let max = readText(folder + "/" + limit).flatMap({ Int($0.trimmingCharacters(in: "\n")) }),
+                      let current = readText(folder + "/" + usage).flatMap({ Int($0.trimmingCharacters(in: "\n")) }) else { continue }
+                least = min(least ?? Int.max, max - current)
+            }
         }
         return least
     }

@@ -41,11 +41,21 @@ extension RWSecret.Password {
             if let label {
                 do { try PasswordLabel.validate(label) } catch { throw CommandFailure(error) }
             }
+            // A label already stored is refused before the secret is asked: the store is opened
+            // first when there is one to open (a vault that exists, the keyring). Its failure
+            // still comes after what was given (the secret, 65), in the spec's order.
+            var opened: Result<any PasswordStore, any Error>?
+            if let label, Self.storeExists(global) {
+                opened = Result { try global.openStore() }
+                if case .success(let store) = opened, (try? store.labels())?.contains(label) == true {
+                    throw CommandFailure(.labelExists(label))
+                }
+            }
             let secret = try readPassword()
             let given = PasswordValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
             try report(given.validate(secret))
 
-            let store = try global.openStore()
+            let store = try opened?.get() ?? global.openStore()
             do {
                 // "Not already stored" and the label choice run under the store's lock, so
                 // that concurrent adds neither store one secret twice nor take one label twice.
@@ -59,6 +69,13 @@ extension RWSecret.Password {
             } catch {
                 throw CommandFailure(Self.namingTheLabel(error, of: secret, in: store))
             }
+        }
+
+        /// Whether the chosen store holds anything yet (a new vault is made only once a secret is given).
+        private static func storeExists(_ global: GlobalOptions) -> Bool {
+            guard let choice = try? global.chooseStore() else { return false }
+            guard choice.kind == .file else { return true }
+            return RWSecret.Status.exists(choice.vaultPath ?? global.storeSelector.vaultPath().path)
         }
 
         /// "Already stored" says under which label: whoever typed the secret may see where it is.

@@ -37,6 +37,7 @@ enum ProcessHardening {
     static func exit(_ status: Int32) -> Never {
         Output.standardOutput.flush()
         fflush(nil)
+        SecretEnvironment.wipe()
         if Output.standardOutput.brokenPipe || Output.stdoutReaderGone {
             signal(SIGPIPE, SIG_DFL)
             raise(SIGPIPE)

@@ -91,21 +91,30 @@ final class RecordWriter {
 
     /// An input that could not be opened or read to its end.
     func unreadable(_ source: String, _ error: SystemError) {
-        errorLine("\(Output.escaped(source)): \(error)")
+        inputFailed(source, "\(error)")
         status.record(error.isMissingInput ? .noInput : .ioError)
     }
 
     /// An input that holds a raw message, not base64 lines.
     func rawMessage(_ source: String) {
-        errorLine("\(Output.escaped(source)): a raw message, not base64 lines; use --binary")
+        inputFailed(source, "a raw message, not base64 lines; use --binary")
         status.record(.failure)
     }
 
     /// An input that holds binary data, not base64 lines: one line for the whole input
     /// (with what it is when it starts like another known format).
     func binary(_ source: String, hint: FormatHint?) {
-        errorLine("\(Output.escaped(source)): binary data, not base64 messages" + (hint.map { "; \($0.rawDescription)" } ?? ""))
+        inputFailed(source, "binary data, not base64 messages" + (hint.map { "; \($0.rawDescription)" } ?? ""))
         status.record(.failure)
+    }
+
+    /// A whole input failed: its line on stderr, and its record (`--json`).
+    private func inputFailed(_ source: String, _ reason: String) {
+        guard stopped == nil else { return }
+        errorLine("\(Output.escaped(source)): \(reason)")
+        format.inputFailed(source, reason)
+        Output.standardOutput.flush()
+        checkStandardOutput()
     }
 
     /// The inputs of the run (their total size, when known, gives the progress line a total).

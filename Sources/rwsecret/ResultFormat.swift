@@ -15,6 +15,13 @@ protocol ResultFormat {
     func failed(_ place: RecordWriter.Place, _ failure: RowFailure) -> Bool
     /// Writes a record for a row without a message; false when this format writes none.
     func skipped(_ place: RecordWriter.Place) -> Bool
+    /// Writes a failure record for a whole input (missing, a folder, unreadable, binary data,
+    /// a raw message): it has no line. The line on stderr is written as well.
+    func inputFailed(_ source: String, _ reason: String)
+}
+
+extension ResultFormat {
+    func inputFailed(_ source: String, _ reason: String) {}
 }
 
 /// Plaintexts, one per line (`ID<TAB>` first with `--id-column`); failures on stderr.
@@ -110,6 +117,16 @@ struct JSONFormat: ResultFormat {
     func failed(_ place: RecordWriter.Place, _ failure: RowFailure) -> Bool {
         Output.standardOutput.line(JSON.object(head(place) + [("status", .string("failed")), ("error", .string(failure.description))]))
         return true
+    }
+
+    /// `{"source":"gone.txt","line":null,"kind":null,"status":"failed","error":"No such file or directory"}`:
+    /// so that a join by `source` loses no input. Not under `--in-band`, whose records are one per
+    /// input row (an input that cannot be read has none).
+    func inputFailed(_ source: String, _ reason: String) {
+        guard !inBand else { return }
+        var members: [(String, JSON.Value)] = [("source", .string(source)), ("line", .null), ("kind", .null)]
+        if idColumn { members.append(("id", .null)) }
+        Output.standardOutput.line(JSON.object(members + [("status", .string("failed")), ("error", .string(reason))]))
     }
 
     func skipped(_ place: RecordWriter.Place) -> Bool {

@@ -16,7 +16,17 @@ enum RunPasswords {
     static func load(file path: String) throws -> [ChainPassword] {
         var bytes = try readSmallFile(path, what: "password file")
         defer { Crypto.cleanse(&bytes) }
+        warnIfLoose(path)
         return try parse(bytes, source: path)
+    }
+
+    /// The warning a loose `--identity` file gets (`IdentityFiles.warnIfLoose`), for a password
+    /// file that its group or others may read or write; the file is used all the same.
+    static func warnIfLoose(_ path: String) {
+        var info = stat()
+        guard path != "-", stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o077 != 0 else { return }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        Output.standardError.line("rwsecret: warning: \(Output.escaped(path)): password file with mode 0\(mode) that others can access: chmod 600 it")
     }
 
     /// The passwords a driver writes into descriptor `fd` (read to its end, then closed).

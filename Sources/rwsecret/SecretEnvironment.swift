@@ -10,7 +10,8 @@ import Glibc
 /// `SecretBytes` (never a Swift String or Array), overwrites the value in
 /// the block with zero bytes and removes the variable, so no copy is left
 /// in the process's memory (or in a child's environment) once the secret
-/// has been used and released.
+/// has been used and released. The buffers themselves are kept by a static,
+/// never released: `wipe()` overwrites them at exit (`ProcessHardening.exit`).
 enum SecretEnvironment {
     static let passwordVariable = "RWSECRET_PASSWORD"
     static let vaultPassphraseVariable = "RWSECRET_VAULT_PASSPHRASE"
@@ -26,6 +27,13 @@ enum SecretEnvironment {
             memset(value, 0, length)
             unsetenv(name)
         }
+    }
+
+    /// Overwrites both secrets' buffers (every holder of one shares it: `SecretBytes` is a
+    /// reference) and forgets them. Called at exit, when nothing reads them any more.
+    static func wipe() {
+        for secret in taken.values { secret.cleanseNow() }
+        taken = [:]
     }
 
     /// `RWSECRET_PASSWORD`, if it was set.

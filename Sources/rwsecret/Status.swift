@@ -24,7 +24,9 @@ extension RWSecret {
                 vault vault_exists, passphrase_cached and passphrase_cached_until, and problem \
                 (null, or what is wrong). A vault that does not exist yet says "vault: none yet \
                 at PATH"; a vault that is a folder, damaged or behind a wrong passphrase adds a \
-                "problem:" line and exits 69 (74 for an I/O error); a locked store exits 0.
+                "problem:" line and exits 69 (74 for an I/O error); a locked store exits 0. \
+                --json never asks for the vault's passphrase, and always writes its object: with \
+                no store to reach (no session bus), locked is null and problem says why (69).
                 """
         )
 
@@ -40,8 +42,18 @@ extension RWSecret {
             global.verboseLine("store: \(choice.kind.rawValue) (\(choice.reason))")
             let store: any PasswordStore
             do {
-                store = try global.openUnready(choice)
+                store = try global.openUnready(choice, asking: !json)
             } catch {
+                // No store to ask (no session bus, no libsecret): --json still writes its object.
+                if json {
+                    let location = choice.kind == .file ? JSON.string(choice.vaultPath ?? global.storeSelector.vaultPath().path) : "null"
+                    let members: [(String, String)] = [
+                        ("store", JSON.string(choice.kind.rawValue)), ("location", location), ("reason", JSON.string(choice.reason)),
+                        ("passwords", "null"), ("identities", "null"), ("locked", "null"), ("problem", JSON.string(error.words)),
+                    ]
+                    Output.standardOutput.line("{" + members.map { "\(JSON.string($0.0)):\($0.1)" }.joined(separator: ",") + "}")
+                    Output.standardOutput.flush()
+                }
                 throw CommandFailure(error)
             }
             var count: Int?
@@ -58,7 +70,7 @@ extension RWSecret {
                 identities = try (store as? any IdentityStore)?.identities().count
             } catch {
                 // A locked keyring, or a vault that cannot be opened (no or wrong passphrase, not a vault file).
-                guard error.exitStatus == .unavailable, store.isLocked || store.kind == .file || error.isLocked else {
+                if !(error.exitStatus == .unavailable && (store.isLocked || store.kind == .file || error.isLocked)) && !json {
                     throw CommandFailure(error)
                 }
                 if !error.isLockedState { problem = error }

@@ -24,6 +24,8 @@ final class VaultPassphrase: @unchecked Sendable {
     private(set) var lastGiven: (passphrase: SecretBytes, source: Source)?
     /// The prompt for the passphrase that opens the vault (`vault passphrase` asks for the current one).
     var openPrompt = "Vault passphrase: "
+    /// Whether a terminal may be asked (`status --json` never asks: then it is as if there were none).
+    var mayAsk = true
 
     init(vaultPath: String, usesSessionKeyring: Bool = true) {
         self.vaultPath = vaultPath
@@ -46,8 +48,8 @@ final class VaultPassphrase: @unchecked Sendable {
             } else if lastGiven?.source == .environment {
                 return nil
             }
-            guard Terminal.canAsk else {
-                if attempt == 1 { throw .noPassphrase(path: vaultPath, reason: "there is no terminal to ask it on") }
+            guard mayAsk, Terminal.canAsk else {
+                if attempt == 1 { throw .noPassphrase(path: vaultPath, reason: mayAsk ? "there is no terminal to ask it on" : "status --json never asks") }
                 return nil
             }
             var note = ""

@@ -113,4 +113,88 @@ struct CoreImageTests {
         #expect(found.out.contains(plaintext), "\(found.out)")
         #expect(found.password == 0, "\(found.password) copies of the stored identity's secret key in the core image")
     }
+
+    // MARK: Issue 32 item 8: secrets from the environment
+
+    /// `RWSECRET_PASSWORD` opens line-mode messages: at exit, no copy of it is left (the
+    /// environment block's copy was overwritten at start; the chain's buffer is wiped).
+    @Test(arguments: [false, true])
+    func thePasswordFromTheEnvironmentIsNotLeftAtExit(json: Bool) throws {
+        let dir = TemporaryFolder()
+        let password = "core-env-password-\(UInt64.random(in: 0...UInt64.max))"
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let input = dir.file("m.txt", (0..<3).map { _ in Messages.password(plaintext, password) + "\n" }.joined())
+        let found = try copies(["decrypt", "--no-store", input] + (json ? ["--json"] : []), password: password, plaintext: plaintext,
+                               in: dir, environment: ["RWSECRET_PASSWORD": password])
+        #expect(found.status == 0)
+        #expect(found.out.components(separatedBy: plaintext).count - 1 == 3, "\(found.out)")
+        #expect(found.password == 0, "\(found.password) copies of RWSECRET_PASSWORD's value in the core image at exit")
+    }
+
+    /// `RWSECRET_VAULT_PASSPHRASE` opens the vault whose stored password opens the message: at
+    /// exit, no copy of the passphrase is left.
+    @Test
+    func theVaultPassphraseFromTheEnvironmentIsNotLeftAtExit() throws {
+        let dir = TemporaryFolder()
+        let passphrase = "core-env-vault-passphrase-\(UInt64.random(in: 0...UInt64.max))"
+        let password = "core-stored-password-\(UInt64.random(in: 0...UInt64.max))"
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let environment = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": passphrase])
+        let added = try RWSecretProcess.run(["--store", "file", "password", "add", "p"], stdin: Data((password + "\n").utf8), environment: environment)
+        try #require(added.status == 0, "\(added.stderr)")
+        let input = dir.file("m.txt", Messages.password(plaintext, password) + "\n")
+        let found = try copies(["--store", "file", "decrypt", input], password: passphrase, plaintext: plaintext, in: dir,
+                               environment: ["RWSECRET_VAULT_PASSPHRASE": passphrase])
+        #expect(found.status == 0)
+        #expect(found.out.contains(plaintext), "\(found.out)")
+        #expect(found.password == 0, "\(found.password) copies of RWSECRET_VAULT_PASSPHRASE's value in the core image at exit")
+    }
+
+    /// Mid-run (a decrypt reading a pipe that stays open, after its first record): at most the
+    /// one buffer in use holds each secret; the environment block's copy is gone.
+    @Test
+    func secretsFromTheEnvironmentHaveOneCopyMidRun() throws {
+        let dir = TemporaryFolder()
+        let passphrase = "core-env-vault-passphrase-\(UInt64.random(in: 0...UInt64.max))"
+        let stored = "core-stored-password-\(UInt64.random(in: 0...UInt64.max))"
+        let password = "core-env-password-\(UInt64.random(in: 0...UInt64.max))"
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let environment = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": passphrase])
+        let added = try RWSecretProcess.run(["--store", "file", "password", "add", "p"], stdin: Data((stored + "\n").utf8), environment: environment)
+        try #require(added.status == 0, "\(added.stderr)")
+        _ = dir.file("line", Messages.password(plaintext, password) + "\n")
+        _ = dir.file("needles", passphrase + "\n" + password + "\n")
+        let script = """
+            set -u
+            rm -f "$DIR/in" "$DIR"/core.*; mkfifo "$DIR/in"
+            "$RWSECRET" --store file decrypt < "$DIR/in" > "$DIR/out" 2> "$DIR/err" &
+            pid=$!
+            exec 3> "$DIR/in"
+            cat "$DIR/line" >&3
+            # A bound on a hang, not on speed: the record comes well under a second after its line.
+            for i in $(seq 1 1200); do [ -s "$DIR/out" ] && break; sleep 0.05; done
+            [ -s "$DIR/out" ] || { kill -9 $pid; echo "no record: $(cat "$DIR/err")"; exit 1; }
+            gcore -o "$DIR/core" $pid > "$DIR/gcore.log" 2>&1 || { kill -9 $pid; cat "$DIR/gcore.log"; exit 1; }
+            exec 3>&-
+            wait $pid
+            echo "status $?"
+            core=$(ls "$DIR"/core.* | head -n 1)
+            echo "passphrase $(grep -a -o -F -e "$(sed -n 1p "$DIR/needles")" "$core" | wc -l)"
+            echo "password $(grep -a -o -F -e "$(sed -n 2p "$DIR/needles")" "$core" | wc -l)"
+            rm -f "$core"
+            """
+        var scriptEnvironment = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": passphrase, "RWSECRET_PASSWORD": password])
+        scriptEnvironment["DIR"] = dir.path
+        scriptEnvironment["RWSECRET"] = RWSecretProcess.executable.path
+        let run = try RWSecretProcess.run(["-c", script], environment: scriptEnvironment, mergingStandardError: true,
+                                          executable: URL(fileURLWithPath: "/bin/bash"))
+        func value(_ name: String) -> Int? {
+            run.outLines.first { $0.hasPrefix(name + " ") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+        }
+        let out = (try? String(contentsOfFile: dir.path + "/out", encoding: .utf8)) ?? ""
+        #expect(value("status") == 0, "\(run.out)")
+        #expect(out.contains(plaintext), "\(out)")
+        #expect((value("passphrase") ?? 99) <= 1, "\(run.out): copies of RWSECRET_VAULT_PASSPHRASE's value mid-run")
+        #expect((value("password") ?? 99) <= 1, "\(run.out): copies of RWSECRET_PASSWORD's value mid-run")
+    }
 }

@@ -101,6 +101,8 @@ struct IdentityCommandTests {
         // Again: already stored, refused (65), nothing added.
         let again = try run(["--store", "file", "identity", "import", "--file", keys])
         #expect(again.status == 65, "\(again.stderr)")
+        // Issue 35 item 3: it names the label the identity is stored under.
+        #expect(again.errLines == ["rwsecret: this identity is already stored, labelled 'work'"], "\(again.errLines)")
         #expect(try run(["--store", "file", "identity", "list"]).outLines.count == 2)
         let bad = "AGE-SECRET-KEY-1NOTAKEYATALLBUTLONGENOUGHTOLOOKLIKEONEQQQQQQQQQQQQQQQQQQ"
         let refused = try run(["--store", "file", "identity", "import", "x"], stdin: Data("# c\n\(bad)\n".utf8))
@@ -144,7 +146,7 @@ struct IdentityCommandTests {
         let json = try run(["--store", "file", "decrypt", "--json", files[2]])
         #expect(json.out.contains(#""password":"identity a""#), "\(json.out)")
         // Removed: the chain no longer has it.
-        #expect(try run(["--store", "file", "identity", "remove", "a"]).status == 0)
+        #expect(try run(["--store", "file", "identity", "remove", "--yes", "a"]).status == 0)
         let gone = try run(["--store", "file", "decrypt", "--binary", files[2]])
         #expect(gone.status == 1 && gone.stderr.contains("none of the 1 identities opens it"), "\(gone.stderr)")
     }
@@ -246,5 +248,36 @@ struct IdentityCommandTests {
             #expect(!bytes.isEmpty, "\(file) could not be read")
             #expect(bytes.range(of: Data(secret.utf8)) == nil && bytes.range(of: Data(secret.lowercased().utf8)) == nil, "the secret key is in \(file)")
         }
+    }
+
+    // MARK: Issue 35 item 3: identity remove asks, as gpg does before deleting a secret key
+
+    @Test("identity remove with no terminal: --yes removes; without it nothing is removed (64), as gpg --batch needs --yes")
+    func removeNeedsYesWithoutATerminal() throws {
+        #expect(try run(["--store", "file", "identity", "new", "me"]).status == 0)
+        let refused = try run(["--store", "file", "identity", "remove", "me"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.errLines == ["rwsecret: identity remove asks for confirmation on a terminal, and there is none: give --yes to remove without asking (nothing was removed)"],
+                "\(refused.errLines)")
+        #expect(try run(["--store", "file", "identity", "list"]).outLines.count == 1)
+        let removed = try run(["--store", "file", "identity", "remove", "--yes", "me"])
+        #expect(removed.status == 0 && removed.errLines == ["rwsecret: removed identity 'me'"], "\(removed.errLines)")
+        #expect(try run(["--store", "file", "identity", "list"]).out.isEmpty)
+    }
+
+    @Test("identity remove on a terminal asks, naming the label and recipient: n keeps it (1), y removes it",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func removeAsksOnATerminal() throws {
+        let made = try run(["--store", "file", "identity", "new", "me"])
+        #expect(made.status == 0)
+        let recipient = made.out.trimmingCharacters(in: .newlines)
+        let environment = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": Self.passphrase])
+        let no = try PseudoTerminal.converse(["--store", "file", "identity", "remove", "me"], environment: environment, answers: [("[y/N] ", "n")])
+        #expect(no.status == 1, "\(no.screen)")
+        #expect(no.screen.contains("Remove identity 'me' (\(recipient))?") && no.screen.contains("nothing removed"), "\(no.screen)")
+        #expect(try run(["--store", "file", "identity", "list"]).outLines.count == 1)
+        let yes = try PseudoTerminal.converse(["--store", "file", "identity", "remove", "me"], environment: environment, answers: [("[y/N] ", "y")])
+        #expect(yes.status == 0, "\(yes.screen)")
+        #expect(try run(["--store", "file", "identity", "list"]).out.isEmpty)
     }
 }

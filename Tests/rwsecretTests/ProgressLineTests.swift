@@ -53,4 +53,21 @@ struct ProgressLineTests {
                 == "rwsecret: 3,025 messages, 41% of 12.0 MiB, waiting for input")
         #expect(ProgressLine.waiting("rwsecret: 3 messages, 0/s, 12 s") == "rwsecret: 3 messages, waiting for input")
     }
+
+    // Issue 35 item 7: a slow run (scrypt tries of a second or more) showed "0/s".
+    @Test("the rate never reads 0/s: a fraction below one a second, nothing before the first message")
+    func neverZeroPerSecond() {
+        var rate = RateEstimate()
+        let slow = ProgressLine.messagesText(done: 2, bytes: nil, total: nil, elapsed: 7_000, rate: &rate)
+        #expect(slow == "rwsecret: 2 messages, 0.3/s, 7 s", "\(slow)")
+        let none = ProgressLine.messagesText(done: 0, bytes: 10, total: 1000, elapsed: 3_000, rate: &rate)
+        #expect(!none.contains("0/s") && !none.contains("/s"), "\(none)")
+        let fast = ProgressLine.messagesText(done: 3025, bytes: nil, total: nil, elapsed: 2_000, rate: &rate)
+        #expect(fast == "rwsecret: 3,025 messages, 1,513/s, 2 s", "\(fast)")
+        #expect(ProgressLine.perSecond(0.04) == "0.04/s" && ProgressLine.perSecond(0.001) == "<0.01/s" && ProgressLine.perSecond(0) == nil)
+        let bytes = ProgressLine.bytesText(bytesDone: 0, total: 1 << 20, elapsed: 5_000, rate: &rate)
+        #expect(!bytes.contains("0 B/s"), "\(bytes)")
+        #expect(ProgressLine.waiting("rwsecret: 0 messages, 12 s") == "rwsecret: 0 messages, waiting for input")
+        #expect(ProgressLine.waiting("rwsecret: 2 messages, 0.3/s, 7 s") == "rwsecret: 2 messages, waiting for input")
+    }
 }

@@ -68,6 +68,9 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         self.openStore = openStore
     }
 
+    /// The passwords given for the run alone, in the order given (the store is not opened).
+    package var runOnlyPasswords: [ChainPassword] { runOnly }
+
     deinit { (state.withLock { $0.store } as? any ObservablePasswordStore)?.removeObserver(self) }
 
     /// Decrypts `message`, key-based or password-based, with the chain, and moves the

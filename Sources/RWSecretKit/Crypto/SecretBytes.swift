@@ -43,6 +43,12 @@ public final class SecretBytes: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// Overwrites the bytes with zeros now (`OPENSSL_cleanse`), for a buffer kept until the
+    /// process ends (a static's, which is never released): only once nothing reads it any more.
+    package func cleanseNow() {
+        Crypto.cleanse(storage)
+    }
+
     /// Gives `body` read access to the bytes.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))

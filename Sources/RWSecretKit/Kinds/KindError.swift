@@ -20,6 +20,9 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A message of this kind that is never opened here (OpenPGP without integrity protection, to
     /// a public key, not encrypted): the one line that says why.
     case refused(String)
+    /// A key derivation could not get the memory it needs (the process's limit, `ulimit -v` or a
+    /// cgroup's, leaves too little even for one try at a time): nothing says the message is damaged.
+    case outOfMemory(String)
 
     package var description: String {
         switch self {
@@ -33,6 +36,7 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let limit): "plaintext larger than \(limit) bytes"
         case .io(let error): "\(error)"
         case .refused(let why): why
+        case .outOfMemory(let what): "memory ran out: \(what)"
         }
     }
 
@@ -44,7 +48,7 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noMatch: "no match"
         case .headerMAC: "HMAC failure"
         case .payload: "payload failure"
-        case .tooLarge, .io: "other"
+        case .tooLarge, .io, .outOfMemory: "other"
         }
     }
 

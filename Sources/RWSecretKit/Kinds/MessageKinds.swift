@@ -75,11 +75,33 @@ extension MessageKinds {
     /// last winner first): the first that fits wins. The plaintext goes to `sink`, which
     /// the caller releases only when this returns.
     /// A costly KDF (age's scrypt) tries several passwords at once, within `budget`.
+    ///
+    /// `more`, when given, is asked only when none of `passwords` and `identities` opened the
+    /// message (`.noMatch`): the credentials to try next (the store's, opened only then), or
+    /// nil for none. The header is parsed once; `tried` counts both rounds.
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
                                              budget: TryBudget = .oneAtATime,
+                                             more: (() -> (passwords: [ChainPassword], identities: [NamedIdentity])?)? = nil,
                                              into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        do {
+            return try open(kind, header: header, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)
+        } catch {
+            guard case .noMatch = error.error, let more, let next = more() else { throw error }
+            let first = error.tried
+            do {
+                let opened = try open(kind, header: header, input: input, passwords: next.passwords, identities: next.identities, budget: budget, into: sink)
+                return KindOpened(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
+            } catch {
+                throw KindFailure(kind: error.kind, error: error.error, tried: first + error.tried)
+            }
+        }
+    }
+
+    /// `open` of a parsed header with one set of credentials.
+    private static func open<K: MessageKind>(_ kind: K.Type, header: K.Header, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                             budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
         if !passwords.isEmpty, let pgp = header as? OpenPGPKind.Header {
             do { try OpenPGPKind.checkCost(pgp, budget: budget) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         }
@@ -118,7 +140,8 @@ extension MessageKinds {
         // A costly OpenPGP S2K (Argon2, a high iterated count): several offers at once, as
         // age's scrypt, decided in order all the same.
         let costly = Self.costlyS2K(header)
-        let width = costly.map { budget.atOnce(count: offers.count, perTry: $0.memory, threads: $0.threads) } ?? 1
+        var width = costly.map { budget.atOnce(count: offers.count, perTry: $0.memory, threads: $0.threads) } ?? 1
+        var narrowedFrom = 0
         let clock = ContinuousClock()
         let started = clock.now
         var start = 0
@@ -139,10 +162,16 @@ extension MessageKinds {
             } else {
                 attempt(0)
             }
-            for (index, offer) in batch.enumerated() {
+            tries: for (index, offer) in batch.enumerated() {
                 let unlocked: Unlock<K.Key>
                 switch slots[index]! {
                 case .success(let value): unlocked = value
+                case .failure(.outOfMemory) where batch.count > 1:
+                    // Too many at once for the process's memory: this one and the rest, one at a time.
+                    narrowedFrom = width
+                    width = 1
+                    start = start - batch.count + index
+                    break tries
                 case .failure(let error):
                     count(offer)
                     throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
@@ -162,7 +191,7 @@ extension MessageKinds {
                         let elapsed = clock.now - started
                         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
                         cost = AgeScryptBatch.Cost(logN: 0, atOnce: width, tries: start - batch.count + index + 1, milliseconds: ms,
-                                                   budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory)
+                                                   budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory, narrowedFrom: narrowedFrom)
                     }
                     return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
                 }

@@ -102,7 +102,10 @@ final class ProgressLine: Sendable {
     /// The line while the input sends nothing: the counts stay, the rate and time left go.
     static func waiting(_ text: String) -> String {
         // Parts are joined by ", " (a number's own commas have no space after them).
-        let counts = text.split(separator: ", ").prefix { !$0.hasSuffix("/s") }.joined(separator: ", ")
+        // The counts come first; then a rate (`/s`), a time left or the time so far (`12 s`, `3 min`, `2 h`).
+        let counts = text.split(separator: ", ").prefix { part in
+            !part.hasSuffix("/s") && !part.hasSuffix(" s") && !part.hasSuffix(" min") && !part.hasSuffix(" h") && !part.hasSuffix(" left")
+        }.joined(separator: ", ")
         return counts + ", waiting for input"
     }
 
@@ -196,38 +199,51 @@ final class ProgressLine: Sendable {
 
     /// Messages done; `bytes` = input bytes read so far of `total` when the input's size is known.
     func update(done: Int, bytes: Int64?, total: Int64?) {
-        draw { elapsed, rate in
-            var text = "rwsecret: \(Self.grouped(done)) \(done == 1 ? "message" : "messages")"
-            if let bytes, let total, total > 0 {
-                let fraction = min(1, Double(bytes) / Double(total))
-                text += ", \(Int(fraction * 100))% of \(Self.size(total))"
-                text += ", \(Self.grouped(Int(Double(done) * 1000 / Double(max(elapsed, 1)))))/s"
-                if fraction > 0 && fraction < 1, let perMs = rate.sample(elapsed: elapsed, work: Double(bytes)), perMs > 0 {
-                    text += ", \(Self.duration(Double(total - bytes) / perMs)) left"
-                }
-            } else {
-                text += ", \(Self.grouped(Int(Double(done) * 1000 / Double(max(elapsed, 1)))))/s, \(Self.duration(Double(elapsed)))"
+        draw { elapsed, rate in Self.messagesText(done: done, bytes: bytes, total: total, elapsed: elapsed, rate: &rate) }
+    }
+
+    /// The line for `done` messages after `elapsed` ms: `rwsecret: 3,025 messages, 41% of 12.0 MiB,
+    /// 1,512/s, 7 s left`; no rate before the first message is done, and below one a second a
+    /// fraction (`0.3/s`), never `0/s`.
+    static func messagesText(done: Int, bytes: Int64?, total: Int64?, elapsed: Int, rate: inout RateEstimate) -> String {
+        var text = "rwsecret: \(grouped(done)) \(done == 1 ? "message" : "messages")"
+        let perSecond = perSecond(Double(done) * 1000 / Double(max(elapsed, 1)))
+        if let bytes, let total, total > 0 {
+            let fraction = min(1, Double(bytes) / Double(total))
+            text += ", \(Int(fraction * 100))% of \(size(total))"
+            if let perSecond { text += ", \(perSecond)" }
+            if fraction > 0 && fraction < 1, let perMs = rate.sample(elapsed: elapsed, work: Double(bytes)), perMs > 0 {
+                text += ", \(duration(Double(total - bytes) / perMs)) left"
             }
-            return text
+        } else {
+            if let perSecond { text += ", \(perSecond)" }
+            text += ", \(duration(Double(elapsed)))"
         }
+        return text
     }
 
     /// Bytes done of `total` (nil when unknown), e.g. for `decrypt --binary`.
     func update(bytesDone: Int64, total: Int64?) {
-        draw { elapsed, smoothed in
-            let rate = Double(bytesDone) * 1000 / Double(max(elapsed, 1))
-            var text = "rwsecret: \(Self.size(bytesDone))"
-            if let total, total > 0 {
-                let fraction = min(1, Double(bytesDone) / Double(total))
-                text += " of \(Self.size(total)) (\(Int(fraction * 100))%), \(Self.size(Int64(rate)))/s"
-                if fraction > 0 && fraction < 1, let perMs = smoothed.sample(elapsed: elapsed, work: Double(bytesDone)), perMs > 0 {
-                    text += ", \(Self.duration(Double(total - bytesDone) / perMs)) left"
-                }
-            } else {
-                text += ", \(Self.size(Int64(rate)))/s, \(Self.duration(Double(elapsed)))"
+        draw { elapsed, smoothed in Self.bytesText(bytesDone: bytesDone, total: total, elapsed: elapsed, rate: &smoothed) }
+    }
+
+    /// The line for `bytesDone` bytes after `elapsed` ms: `rwsecret: 412.0 MiB of 1.0 GiB (40%),
+    /// 1.5 GiB/s, 1 s left`; no rate below a byte a second (never `0 B/s`).
+    static func bytesText(bytesDone: Int64, total: Int64?, elapsed: Int, rate smoothed: inout RateEstimate) -> String {
+        let rate = Double(bytesDone) * 1000 / Double(max(elapsed, 1))
+        var text = "rwsecret: \(size(bytesDone))"
+        if let total, total > 0 {
+            let fraction = min(1, Double(bytesDone) / Double(total))
+            text += " of \(size(total)) (\(Int(fraction * 100))%)"
+            if rate >= 1 { text += ", \(size(Int64(rate)))/s" }
+            if fraction > 0 && fraction < 1, let perMs = smoothed.sample(elapsed: elapsed, work: Double(bytesDone)), perMs > 0 {
+                text += ", \(duration(Double(total - bytesDone) / perMs)) left"
             }
-            return text
+        } else {
+            if rate >= 1 { text += ", \(size(Int64(rate)))/s" }
+            text += ", \(duration(Double(elapsed)))"
         }
+        return text
     }
 
     /// Erases the line (if shown); the next update draws it again.
@@ -299,6 +315,17 @@ final class ProgressLine: Sendable {
             digits.insert(",", at: index)
         }
         return digits
+    }
+
+    /// A rate of messages: `1,512/s`, `3/s`, and below one a second `0.4/s`, `0.05/s`, `<0.01/s`
+    /// (never `0/s`, which reads as stuck); nil when nothing is done yet (the line says no rate).
+    static func perSecond(_ rate: Double) -> String? {
+        guard rate > 0, rate.isFinite else { return nil }
+        if rate >= 0.95 { return "\(grouped(Int(rate.rounded())))/s" }
+        let tenths = Int((rate * 10).rounded())
+        if tenths >= 1 { return "0.\(tenths)/s" }
+        let hundredths = Int((rate * 100).rounded())
+        return hundredths >= 1 ? "0.0\(hundredths)/s" : "<0.01/s"
     }
 
     /// 512 B, 1.5 KiB, 12.0 MiB, 1.00 GiB

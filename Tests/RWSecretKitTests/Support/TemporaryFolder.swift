@@ -19,10 +19,11 @@ final class TemporaryFolder {
     /// Writes `contents` to the file `name` in this folder; returns its path.
     func file(_ name: String, _ contents: String) -> String { file(name, bytes: Array(contents.utf8)) }
 
-    /// Writes `bytes` to the file `name` in this folder; returns its path.
+    /// Writes `bytes` to the file `name` in this folder (mode 0600, as a password or key file
+    /// should be: a looser one draws rwsecret's warning); returns its path.
     func file(_ name: String, bytes: [UInt8]) -> String {
         let path = self.path + "/" + name
-        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
         return path
     }
 

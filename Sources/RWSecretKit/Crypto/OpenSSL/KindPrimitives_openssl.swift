@@ -4,10 +4,29 @@ internal import COpenSSL
 ///
 /// Nothing here runs for an RNCryptor message: each algorithm is looked up on first use.
 package enum KindPrimitives {
-    /// scrypt with `N = 2^logN`, `r`, `p` (`EVP_PBE_scrypt`); nil when OpenSSL refuses the parameters.
+    /// scrypt with `N = 2^logN`, `r`, `p` (`EVP_PBE_scrypt`); nil when OpenSSL refuses the parameters
+    /// or cannot allocate its memory.
     package static func scrypt(password: some ContiguousByteStorage, salt: [UInt8], logN: Int, r: UInt64 = 8, p: UInt64 = 1,
                                length: Int) -> SecretBytes? {
+        try? scryptDerivation(password: password, salt: salt, logN: logN, r: r, p: p, length: length).get()
+    }
+
+    /// Why scrypt gave no key.
+    package enum ScryptFailure: Error, Sendable {
+        /// OpenSSL refused the parameters.
+        case refused
+        /// Its memory could not be allocated (a process or cgroup limit): another time, or
+        /// fewer at once, it may succeed.
+        case outOfMemory
+    }
+
+    /// scrypt as above, saying why it gave no key: OpenSSL's allocation failure (its error
+    /// queue's `ERR_R_MALLOC_FAILURE`, or no error at all, as OpenSSL 3.2 and later leave one)
+    /// is `.outOfMemory`; anything else is `.refused`.
+    package static func scryptDerivation(password: some ContiguousByteStorage, salt: [UInt8], logN: Int, r: UInt64 = 8, p: UInt64 = 1,
+                                         length: Int) -> Result<SecretBytes, ScryptFailure> {
         Crypto.initializeOpenSSL()
+        ERR_clear_error()
         let n = UInt64(1) << UInt64(logN)
         // The memory scrypt needs (128·r·N for V, 128·r·p for B) and some room.
         let maxMemory = 128 * r * (n + p + 2) + (1 << 20)
@@ -24,7 +43,10 @@ package enum KindPrimitives {
             }
             failed = ok != 1
         }
-        return failed ? nil : key
+        guard failed else { return .success(key) }
+        let error = ERR_get_error()
+        ERR_clear_error()
+        return error == 0 || rws_err_is_malloc_failure(error) != 0 ? .failure(.outOfMemory) : .failure(.refused)
     }
 
     /// PBKDF2-HMAC-SHA256 (`PKCS5_PBKDF2_HMAC`).

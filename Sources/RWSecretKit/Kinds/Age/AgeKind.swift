@@ -144,6 +144,7 @@ package enum AgeKind: MessageKind {
             guard let scrypt = header.scrypt else { return .notApplicable }
             switch unwrapScrypt(scrypt, password: password) {
             case .refused: throw .header("scrypt refused work factor \(scrypt.logN)")
+            case .outOfMemory: throw AgeScryptBatch.outOfMemory(logN: scrypt.logN)
             case .wrong: fileKey = nil
             case .opened(let key): fileKey = key
             }
@@ -177,6 +178,8 @@ package enum AgeKind: MessageKind {
     package enum ScryptUnwrap: Sendable {
         /// OpenSSL refused the parameters (not expected within the work factor limit).
         case refused
+        /// scrypt's memory could not be allocated (a process or cgroup limit).
+        case outOfMemory
         /// The stanza's tag does not match: another password.
         case wrong
         /// The file key (its header MAC still to check).
@@ -185,8 +188,13 @@ package enum AgeKind: MessageKind {
 
     /// One scrypt, then the stanza's ChaCha20-Poly1305 tag: the cheap check after the costly KDF.
     static func unwrapScrypt(_ scrypt: (salt: [UInt8], logN: Int, body: [UInt8]), password: SecretBytes) -> ScryptUnwrap {
-        guard let key = KindPrimitives.scrypt(password: password, salt: Array("age-encryption.org/v1/scrypt".utf8) + scrypt.salt,
-                                              logN: scrypt.logN, length: 32) else { return .refused }
+        let key: SecretBytes
+        switch KindPrimitives.scryptDerivation(password: password, salt: Array("age-encryption.org/v1/scrypt".utf8) + scrypt.salt,
+                                               logN: scrypt.logN, length: 32) {
+        case .success(let derived): key = derived
+        case .failure(.refused): return .refused
+        case .failure(.outOfMemory): return .outOfMemory
+        }
         guard let fileKey = ChaChaPolyOpener(key: key).open(scrypt.body, nonce: [UInt8](repeating: 0, count: 12)) else { return .wrong }
         return .opened(fileKey)
     }

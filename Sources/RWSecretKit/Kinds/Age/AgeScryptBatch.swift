@@ -31,10 +31,17 @@ package struct AgeScryptBatch {
         /// Another KDF than scrypt (OpenPGP's S2K): its description and memory per try.
         package var kdf: String? = nil
         package var memoryPerTry = 0
+        /// How many ran at once when an allocation failed, after which the rest ran one at a time (0: none failed).
+        package var narrowedFrom = 0
 
         /// `scrypt work factor 18: 256 MiB per try, 4 tried, 2 at once (memory budget 11.2 GiB), 2010 ms, about 1005 ms a try`:
         /// a try's wall time is that of its round (tries run `atOnce` at a time).
         package var words: String {
+            let narrowed = narrowedFrom > 1 ? " (memory ran out for \(narrowedFrom) at once: then one at a time)" : ""
+            return wordsWithoutNarrowing + narrowed
+        }
+
+        private var wordsWithoutNarrowing: String {
             if let kdf {
                 let memory = memoryPerTry >= 1 << 20 ? "\(memoryPerTry >> 20) MiB" : "\(memoryPerTry >> 10) KiB"
                 return "\(kdf): \(memory) per try, \(tries) tried, \(atOnce) at once (memory budget \(Self.size(budget))), \(milliseconds) ms"
@@ -52,18 +59,28 @@ package struct AgeScryptBatch {
         }
     }
 
+    /// The failure when even one scrypt at a time could not get its memory.
+    package static func outOfMemory(logN: Int) -> KindError {
+        .outOfMemory("scrypt work factor \(logN) needs \(memoryPerTry(logN: logN) >> 20) MiB for one try, more than this process may allocate")
+    }
+
     /// Tries `passwords` in order, `atOnce` at a time: the index and file key of the first that
     /// opens the stanza (its header MAC checked), or nil; and what it cost.
+    ///
+    /// A try whose memory could not be allocated (the budget read the process's limits too
+    /// generously) is tried again, and every later one too, one at a time; when one at a time
+    /// fails too, memory ran out (`.outOfMemory`), which never reads as a damaged file.
     package func unlock(_ header: AgeKind.Header, passwords: [SecretBytes]) throws(KindError) -> (found: (index: Int, fileKey: SecretBytes)?, cost: Cost)? {
         guard let scrypt = header.scrypt, !passwords.isEmpty else { return nil }
-        let width = atOnce(count: passwords.count, logN: scrypt.logN)
+        var width = atOnce(count: passwords.count, logN: scrypt.logN)
+        var narrowedFrom = 0
         let clock = ContinuousClock()
         let started = clock.now
         var tried = 0
         func cost() -> Cost {
             let elapsed = clock.now - started
             let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-            return Cost(logN: scrypt.logN, atOnce: width, tries: tried, milliseconds: ms, budget: budget.memory)
+            return Cost(logN: scrypt.logN, atOnce: width, tries: tried, milliseconds: ms, budget: budget.memory, narrowedFrom: narrowedFrom)
         }
         var start = 0
         while start < passwords.count {
@@ -77,7 +94,13 @@ package struct AgeScryptBatch {
             } else {
                 unwrap(0)
             }
+            var retry: Int?
             for index in 0..<batch.count {
+                if case .outOfMemory? = slots[index] {
+                    guard batch.count > 1 else { throw Self.outOfMemory(logN: scrypt.logN) }
+                    retry = index
+                    break
+                }
                 tried += 1
                 switch slots[index] {
                 case .refused?: throw .header("scrypt refused work factor \(scrypt.logN)")
@@ -86,6 +109,13 @@ package struct AgeScryptBatch {
                     return ((start + index, fileKey), cost())
                 default: continue
                 }
+            }
+            if let retry {
+                // The tries before it were wrong passwords; it and the rest go one at a time.
+                narrowedFrom = width
+                width = 1
+                start += retry
+                continue
             }
             start += batch.count
         }

@@ -216,6 +216,9 @@ package struct OpenPGPS2K: Sendable, Equatable {
                     }
                 }
             }
+            if status == ARGON2_MEMORY_ALLOCATION_ERROR.rawValue {
+                throw .outOfMemory("\(words) needs \(memoryPerTry >> 20) MiB for one try")
+            }
             guard status == ARGON2_OK.rawValue else {
                 throw .refused("Argon2 S2K failed: \(String(cString: argon2_error_message(status)))")
             }
