@@ -155,7 +155,7 @@ package final class PrivateFile {
         var offset = Int64(0)
         while Int(offset) < size {
             guard let method = methods.first else {
-                try copyByReading(to: output, from: Int(offset))
+                try copyByReading(to: output, from: Int(offset), punching: type == S_IFREG)
                 return .readWrite
             }
             let start = offset
@@ -192,7 +192,8 @@ package final class PrivateFile {
         try move(to: output)
     }
 
-    private func copyByReading(to output: Int32, from start: Int) throws(SystemError) {
+    /// `punching`: each MiB written (to a regular file, which copied it) is punched out here, as `move` does.
+    private func copyByReading(to output: Int32, from start: Int, punching: Bool = false) throws(SystemError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { Crypto.cleanse(buffer); buffer.deallocate() }
         var offset = start
@@ -200,6 +201,7 @@ package final class PrivateFile {
             let n = try read(at: offset, into: buffer)
             if n == 0 { throw SystemError(code: EIO) }
             try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            if punching { _ = rws_punch_hole(fd, Int64(offset), Int64(n)) }
             offset += n
         }
     }
