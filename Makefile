@@ -146,7 +146,7 @@ bench: deps static-cxx
 	bash scripts/bench-openpgp.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
 
 ## bench-openpgp: `rwsecret decrypt --binary` against `gpg -d` on the same `gpg -c` file, in turn, outputs checked:
-## wall, CPU and peak RSS, medians of ROUNDS=3, SIZES="256" (MiB), COMPRESS="none zlib" (scripts/bench-openpgp.sh)
+## wall, CPU and peak RSS, medians of ROUNDS=3, SIZES="256" (MiB), COMPRESS="none zlib", STDOUT=1 both to stdout > OUT (scripts/bench-openpgp.sh)
 bench-openpgp: release
 	bash scripts/bench-openpgp.sh "$(DIST)/rwsecret"
 

@@ -31,6 +31,21 @@ static inline long rws_filesystem_type(const char *path) {
     return statfs(path, &info) == 0 ? (long)info.f_type : 0;
 }
 
+/// copy_file_range(2), splice(2) and fallocate(2)'s hole punch through syscall(2): declared by
+/// glibc only under _GNU_SOURCE. Each returns the syscall's result (-1 with errno set).
+static inline long rws_copy_file_range(int in, int64_t *in_offset, int out, size_t length) {
+    return syscall(SYS_copy_file_range, in, in_offset, out, NULL, length, 0);
+}
+/// splice(2) from `in` at `*in_offset` (a file) to the pipe `out` (1: SPLICE_F_MOVE).
+static inline long rws_splice_to_pipe(int in, int64_t *in_offset, int out, size_t length) {
+    return syscall(SYS_splice, in, in_offset, out, NULL, length, 1);
+}
+/// fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length): frees the range's
+/// pages and blocks (they read as zeros); the size is unchanged.
+static inline long rws_punch_hole(int fd, int64_t offset, int64_t length) {
+    return syscall(SYS_fallocate, fd, 0x02 | 0x01, offset, length);
+}
+
 typedef int32_t rws_key_serial;
 
 /// The calling process's session keyring (`KEY_SPEC_SESSION_KEYRING`).

@@ -171,7 +171,7 @@ extension RWSecret {
             }
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
-            if !inBand && !idColumn { session.otherKinds = { input, index, rows in try kinds.records(of: input, index: index, rows: &rows) } }
+            if !inBand && !idColumn { session.otherKinds = { input, index, rows in try kinds.work(of: input, index: index, rows: &rows) } }
             // The closure holds `kinds`, which holds the session: break the cycle, so that the
             // session and its client (the passwords, wiped when released) go before exit.
             defer { session.otherKinds = nil }

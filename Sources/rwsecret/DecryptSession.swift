@@ -18,7 +18,8 @@ final class DecryptSession: @unchecked Sendable {
     var emptyChainHint: (() -> String)?
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
-    var otherKinds: ((InputFile, _ index: Int, inout LineSource) throws -> [KindRecord]?)?
+    /// Work items (a regular file's values or whole message) run in the pipeline, on up to --jobs threads.
+    var otherKinds: ((InputFile, _ index: Int, inout LineSource) throws -> KindWork?)?
     /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
     /// when a message needs it.
     var memoryOption: String?
@@ -88,10 +89,21 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
-        if let records = try otherKinds?(input, index, &rows) {
+        if let work = try otherKinds?(input, index, &rows) {
             // The progress line counts the whole input done: read to its end by the kind.
             writer.startInput(input.fd)
             if input.isRegularFile { _ = lseek(input.fd, 0, SEEK_END) }
+            guard case .records(let records) = work else {
+                guard case .items(let items) = work else { return }
+                // One record each, in input order; the winner of each goes first for those after it.
+                for item in items where !stopped(pipeline) {
+                    pipeline.submitDeferred({ [self, weak pipeline] _, _ in
+                        guard let pipeline, !stopped(pipeline) else { return .otherKinds([]) }
+                        return .otherKinds([item.make()])
+                    }, bytes: 2 * item.bytes)
+                }
+                return
+            }
             if let stop = records.firstIndex(where: \.emptyChain), let hint = emptyChainHint {
                 pipeline.submit(result: .otherKinds(Array(records[..<stop])))
                 try stopForEmptyChain(pipeline, hint: hint)
@@ -194,6 +206,7 @@ final class DecryptSession: @unchecked Sendable {
             writer.binary(name, hint: hint)
         case .otherKinds(let records):
             for record in records {
+                for note in record.notes { global.verboseLine(note) }
                 if let winner = record.winner { client.messageFinished(openedBy: .password(winner)) }
                 writer.message(record.place, record.result, hint: nil)
             }

@@ -236,6 +236,17 @@ struct KindRecord {
     /// It needed a password and the chain had none: the run stops with the empty-chain line
     /// (SPEC "Nothing to try"), as at an RNCryptor message.
     var emptyChain = false
+    /// The --verbose lines about it, said when it is written (in input order, whichever thread opened it).
+    var notes: [String] = []
+}
+
+/// What an input of another kind holds, for line mode: records made already (a stream, an
+/// input whose chain is empty), or work items that make one record each, for the run's
+/// pipeline to run on up to --jobs threads in input order (issue 36).
+enum KindWork {
+    case records([KindRecord])
+    /// Each with the bytes its record may hold (the pipeline's byte budget).
+    case items([(bytes: Int, make: @Sendable () -> KindRecord)])
 }
 
 extension KindDecryption {
@@ -249,6 +260,43 @@ extension KindDecryption {
     /// holds lines. A regular file is read with `pread` from its start, so the line reader is
     /// not disturbed; a stream (a pipe, a terminal) is looked at through `rows`, which reads
     /// no further than its first line, and then read on from there: no byte is read twice.
+    func work(of input: InputFile, index: Int, rows: inout LineSource) throws -> KindWork? {
+        // A stream is read here, once.
+        guard input.isRegularFile else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
+        let items: [(bytes: Int, make: @Sendable () -> KindRecord)]
+        nonisolated(unsafe) let input = input  // read with pread only, by one item at a time
+        let prefix = try readAt(input, count: detectionLength)
+        if let kind = MessageKinds.detect(prefix[...]) {
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+            let size = (try? input.status()).map { Int($0.st_size) } ?? 0
+            items = [(min(size, Self.lineModeLimit), { [self] in recordOrFailure(kind, KindInput(PreadSource(input)), place: place) })]
+        } else {
+            guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
+            let text = try readAt(input, count: Int(size))
+            let values = AnsibleVaultKind.vaultValues(inYAML: text)
+            guard !values.isEmpty else { return nil }
+            items = values.map { value in
+                let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
+                return (value.text.count, { [self] in recordOrFailure(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place) })
+            }
+        }
+        // The store opens here (a failure stops the run, 69); with nothing in the chain, the run
+        // stops at the first record that needs a password: made here, in order.
+        let passwords: [ChainPassword]
+        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+            throw CommandFailure(error)
+        }
+        return passwords.isEmpty ? .records(items.map { $0.make() }) : .items(items)
+    }
+
+    /// `record`, on a pipeline thread: a store that fails now (it opened for `work`) fails this record.
+    private func recordOrFailure<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place) -> KindRecord {
+        do { return try record(kind, input, place: place) } catch {
+            let reason = (error as? CommandFailure)?.message ?? "\(error)"
+            return KindRecord(place: place, result: .failure(.otherKind(reason)), winner: nil)
+        }
+    }
+
     func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {
         guard input.isRegularFile else {
             let read: [UInt8]?
@@ -278,9 +326,12 @@ extension KindDecryption {
         let outcome = try openLazily(kind, input: input, into: sink, offered: &offered)
         do {
             let opened = try outcome.get()
-            if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
-            session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
-                                       + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
+            var notes: [String] = []
+            if session.global.verbose {
+                if let cost = opened.cost { notes.append("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
+                notes.append("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
+                             + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
+            }
             var place = place
             place.literal = opened.literal
             let opener: Opener
@@ -294,9 +345,9 @@ extension KindDecryption {
                 identities.finished(openedBy: name)
             }
             if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
-                return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner)
+                return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner, notes: notes)
             }
-            return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner)
+            return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner, notes: notes)
         } catch {
             var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.identities).0)), winner: nil)
             // An age file for identities only is not a password's to open.

@@ -103,6 +103,10 @@ package enum KeyDerivation {
         ScaleModel.delay.store(microseconds, ordering: .relaxed)
     }
 
+    /// The scale model's delay for `keys` keys another kind derived on this thread (none
+    /// unless `delayForTesting` was called).
+    package static func scaleModelDelay(keys: Int) { ScaleModel.derive(count: keys) }
+
     /// Seconds spent with 0, 1, 2, … threads inside a key derivation, from the first
     /// derivation's start to the latest one's end; empty unless `delayForTesting` was called.
     package static var derivationsInFlightForTesting: [Double] { ScaleModel.profile.withLock { $0.seconds } }

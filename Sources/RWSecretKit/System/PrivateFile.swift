@@ -123,20 +123,77 @@ package final class PrivateFile {
         return done
     }
 
-    /// Copies the whole file to `output` (in the kernel where it can: `sendfile`).
-    package func copy(to output: Int32) throws(SystemError) {
-        var offset = off_t(0)
-        while Int(offset) < size {
-            let n = sendfile(output, fd, &offset, size - Int(offset))
-            if n > 0 { continue }
-            if n == 0 { throw SystemError(code: EIO) }
-            if errno == EINTR { continue }
-            if errno == EINVAL || errno == ENOSYS { return try copyByReading(to: output, from: Int(offset)) }
-            throw SystemError.current
-        }
+    /// How `move(to:)` handed the bytes over.
+    package enum MoveMethod: String, Sendable {
+        /// `copy_file_range`: to a regular file (a reflink where the filesystem shares blocks, btrfs and XFS).
+        case copyFileRange = "copy_file_range"
+        /// `splice`: to a pipe.
+        case splice
+        /// `sendfile`: to anything else the kernel takes (a socket), or where the others were refused.
+        case sendfile
+        /// `pread` and `write` through a buffer: where the kernel refused all three (an `O_APPEND` file, a terminal).
+        case readWrite = "read/write"
     }
 
-    private func copyByReading(to output: Int32, from start: Int) throws(SystemError) {
+    /// The stretch `move(to:)` hands over in one call, then frees here.
+    package static let moveStretch = 64 << 20
+
+    /// Moves the whole file to `output` in the kernel, never through this process's memory:
+    /// `copy_file_range` to a regular file, `splice` to a pipe, `sendfile` to a socket or where
+    /// those are refused, and `pread`/`write` only where the kernel refuses all three. Each
+    /// stretch copied into a regular file is then punched out of this file (`FALLOC_FL_PUNCH_HOLE`),
+    /// so the plaintext is not held twice in the page cache: the file is spent afterwards (its
+    /// size stays, those bytes read as zeros). A pipe's stretches are not punched: `splice` lends
+    /// the pipe this file's pages, which the reader copies later. Bytes go out at `output`'s own
+    /// offset, as `write` would.
+    /// Returns the last method used.
+    @discardableResult
+    package func move(to output: Int32) throws(SystemError) -> MoveMethod {
+        var info = stat()
+        let type = fstat(output, &info) == 0 ? info.st_mode & S_IFMT : 0
+        var methods: [MoveMethod] = type == S_IFREG ? [.copyFileRange, .sendfile] : type == S_IFIFO ? [.splice, .sendfile] : [.sendfile]
+        var offset = Int64(0)
+        while Int(offset) < size {
+            guard let method = methods.first else {
+                try copyByReading(to: output, from: Int(offset), punching: type == S_IFREG)
+                return .readWrite
+            }
+            let start = offset
+            let length = min(Self.moveStretch, size - Int(offset))
+            let n: Int
+            switch method {
+            case .copyFileRange: n = rws_copy_file_range(fd, &offset, output, length)
+            case .splice: n = rws_splice_to_pipe(fd, &offset, output, length)
+            default:
+                var position = off_t(offset)
+                n = sendfile(output, fd, &position, length)
+                if n > 0 { offset = Int64(position) }
+            }
+            if n > 0 {
+                // Into a regular file the bytes were copied before the call returned; a pipe (and a
+                // socket) may still refer to this file's pages, which a hole would change under it.
+                if type == S_IFREG { _ = rws_punch_hole(fd, start, offset - start) }
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            // Refused (or nothing moved): the next method, from where this one stopped.
+            // (EBADF: copy_file_range to an O_APPEND file; a descriptor really bad fails the write too.)
+            if n == 0 || [EINVAL, ENOSYS, EXDEV, EOPNOTSUPP, EBADF, ESPIPE, ETXTBSY, EISDIR, EOVERFLOW].contains(errno) {
+                methods.removeFirst()
+                continue
+            }
+            throw SystemError.current
+        }
+        return methods.first ?? .readWrite
+    }
+
+    /// `move(to:)` (the plaintext is spent afterwards).
+    package func copy(to output: Int32) throws(SystemError) {
+        try move(to: output)
+    }
+
+    /// `punching`: each MiB written (to a regular file, which copied it) is punched out here, as `move` does.
+    private func copyByReading(to output: Int32, from start: Int, punching: Bool = false) throws(SystemError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { Crypto.cleanse(buffer); buffer.deallocate() }
         var offset = start
@@ -144,6 +201,7 @@ package final class PrivateFile {
             let n = try read(at: offset, into: buffer)
             if n == 0 { throw SystemError(code: EIO) }
             try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            if punching { _ = rws_punch_hole(fd, Int64(offset), Int64(n)) }
             offset += n
         }
     }

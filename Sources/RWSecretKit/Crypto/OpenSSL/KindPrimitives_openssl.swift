@@ -52,6 +52,7 @@ package enum KindPrimitives {
     /// PBKDF2-HMAC-SHA256 (`PKCS5_PBKDF2_HMAC`).
     package static func pbkdf2SHA256(password: some ContiguousByteStorage, salt: [UInt8], iterations: Int, length: Int) -> SecretBytes {
         Crypto.initializeOpenSSL()
+        defer { KeyDerivation.scaleModelDelay(keys: 1) }  // the scale model (Ansible Vault's keys), nothing otherwise
         return SecretBytes(count: length) { out in
             let ok = password.withUnsafeBytes { pw in
                 salt.withUnsafeBytes { s in
