@@ -51,6 +51,9 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
         public static let notAuthentic = Code(15)
         /// The plaintext is larger than an in-memory open allows (open it to a file instead).
         public static let tooLarge = Code(16)
+        /// A costly key derivation could not get the memory it needs, even one try at a time
+        /// (the message may be sound: try with more memory).
+        public static let outOfMemory = Code(17)
     }
 
     /// What went wrong, in full (package access: the tool words each case).
@@ -80,6 +83,7 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
             case .noMatch: .noCredentialOpened
             case .headerMAC, .payload: .notAuthentic
             case .tooLarge: .tooLarge
+            case .outOfMemory: .outOfMemory
             case .io: .readFailed
             }
         }
