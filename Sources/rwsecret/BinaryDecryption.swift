@@ -11,6 +11,8 @@ struct BinaryDecryption {
     let session: DecryptSession
     /// `-o`: nil or `-` is stdout.
     let output: String?
+    /// `-o` without `--binary`: an input of base64 lines is bad usage (64), not a failed message.
+    var linesRefused = false
     /// The other files the run uses (vault, locks, key and password files): never OUT.
     var runFiles = RunFiles()
     /// The identities for age messages: the store's and `--identity` files'.
@@ -50,6 +52,8 @@ struct BinaryDecryption {
             case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
             case .chainUnavailable(let error): throw error
             case .format(let error): return report(shown, error.words, .failure)
+            case .base64Text where linesRefused:
+                throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
             case .otherKind(let read):
                 guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
@@ -60,7 +64,8 @@ struct BinaryDecryption {
                 })))
                 return try KindDecryption(session: session, identities: identities)
                     .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
-                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false })
+                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
+                         again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)

@@ -58,7 +58,7 @@ extension RWSecret {
         @Flag(help: "Read one raw (not base64) message of any size from FILE or stdin.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"), completion: .file())
+        @Option(name: .customShort("o"), help: ArgumentHelp("Write the plaintext of one whole message (an age, OpenPGP or Ansible Vault file; with --binary also a raw RNCryptor message) to this file, only once it is authenticated.", valueName: "out"), completion: .file())
         var output: String?
 
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
@@ -75,6 +75,10 @@ extension RWSecret {
 
         @Flag(help: "Also try a password asked once, without echo.")
         var askPassword = false
+
+        @Option(help: ArgumentHelp("Try only the stored password with this label (repeatable); the passwords given for the run are still tried.", valueName: "label"),
+                completion: .custom(LabelCompletion.complete))
+        var passwordLabel: [String] = []
 
         @Flag(help: "Use only the passwords given for this run; never open a store.")
         var noStore = false
@@ -103,8 +107,13 @@ extension RWSecret {
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
             }
+            if noStore && !passwordLabel.isEmpty { throw ValidationError("--password-label names stored passwords: it cannot be combined with --no-store") }
             if json && binary { throw ValidationError("--json cannot be combined with --binary") }
-            if output != nil && !binary { throw ValidationError("-o needs --binary") }
+            if output != nil && !binary {
+                // A whole age, OpenPGP or Ansible Vault file is one message: -o takes it as age -o does.
+                if json || inBand || idColumn { throw ValidationError("-o writes one whole message: it cannot be combined with --json, --in-band or --id-column") }
+                if files.count > 1 { throw ValidationError("-o writes one whole message: give at most one FILE") }
+            }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             if let memory, MemoryBudget.parse(memory) == nil { throw ValidationError(MemoryBudget.usage) }
             if !(1...KeyDerivation.maximumIterations).contains(iterations) {
@@ -123,6 +132,12 @@ extension RWSecret {
         func run() throws {
             // Here, not in validate(): the parser reports an unknown option only after validate() passes.
             if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
+            // -o without --binary: the one FILE is a whole-file kind (age, OpenPGP, Ansible Vault),
+            // opened as --binary opens it; a file of lines is refused before anything is read.
+            let binary = self.binary || output != nil
+            if output != nil && !self.binary, let file = files.first, file != "-", !Self.holdsWholeFileKind(file) {
+                throw ValidationError("-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(file)) holds lines; redirect stdout instead")
+            }
             let global = try self.global.merged(with: root.global)
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
@@ -151,6 +166,7 @@ extension RWSecret {
                 opened.store = store
                 return store
             }
+            if !passwordLabel.isEmpty { client.onlyStored(labels: passwordLabel) }
             if inBand { try checkSomethingToTry(client, opened: opened) }
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
             let session = DecryptSession(client: client, json: mode.json, global: global,
@@ -169,8 +185,11 @@ extension RWSecret {
             // session and its client (the passwords, wiped when released) go before exit.
             defer { session.otherKinds = nil }
             session.emptyChainStatus = noStore ? .failure : .unavailable
+            session.asker = AskWhenNothingOpens(client: client, iterations: iterations, inBand: inBand, alreadyAsked: askPassword)
             let status = binary
-                ? try BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities).run(file: files.first ?? "-")
+                ? try { var binaryRun = BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities)
+                        binaryRun.linesRefused = !self.binary
+                        return try binaryRun.run(file: files.first ?? "-") }()
                 : try session.run(files: files.isEmpty ? ["-"] : files)
             global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
             #if DEBUG
@@ -180,6 +199,19 @@ extension RWSecret {
             }
             #endif
             throw CommandFailure.silent(status)
+        }
+
+        /// Whether the regular file `path` begins like a message of another kind (age, OpenPGP,
+        /// Ansible Vault); a file that cannot be read is left to the run, which reports it.
+        static func holdsWholeFileKind(_ path: String) -> Bool {
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { return true }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return true }
+            var prefix = [UInt8](repeating: 0, count: detectionLength)
+            let n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+            return n > 0 && MessageKinds.detect(prefix[..<n]) != nil
         }
 
         /// `--in-band` decides before reading any input that the run can do its work: the

@@ -24,6 +24,8 @@ final class DecryptSession: @unchecked Sendable {
     var memoryOption: String?
     /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
     var emptyChainStatus = ExitStatus.failure
+    /// Set by the command on a terminal: asks once for another password when the chain fails.
+    var asker: AskWhenNothingOpens?
 
     init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
@@ -155,6 +157,7 @@ final class DecryptSession: @unchecked Sendable {
             do { head = try pipeline.synchronized { try client.chainHead(for: message.header) } } catch {
                 pipeline.drain()
                 Output.standardOutput.flush()
+                if let error = error as? StoreError { throw CommandFailure(error) }  // --password-label's unknown label
                 throw error
             }
             guard let head else {
@@ -166,7 +169,12 @@ final class DecryptSession: @unchecked Sendable {
             // failed, the messages read ahead (up to 128 a job) are dropped without a key derived.
             queue({ [self, gate, place, weak pipeline] threads, position in
                 guard let pipeline, !stopped(pipeline) else { return .skipped(place) }
-                return .message(place, head.handle(message, parallelism: threads, gate: gate, position: position).mapError(RowFailure.message), hint: nil)
+                var result = head.handle(message, parallelism: threads, gate: gate, position: position)
+                if case .failure(let failure) = result, AskWhenNothingOpens.isNoPasswordOpened(failure),
+                   let retried = asker?.retry(message, after: "\(place.source):\(place.line)", chain: head, parallelism: threads) {
+                    if case .success = retried { result = retried }
+                }
+                return .message(place, result.mapError(RowFailure.message), hint: nil)
             }, 2 * message.bytes.count)
         }
     }

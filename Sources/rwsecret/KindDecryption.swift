@@ -35,6 +35,42 @@ struct KindDecryption {
             || before.st_ctim.tv_sec != after.st_ctim.tv_sec || before.st_ctim.tv_nsec != after.st_ctim.tv_nsec
     }
 
+    /// The chain's passwords in chain order, for a message of `kind`; for a costly kind (age
+    /// scrypt, OpenPGP's S2K with Argon2), the password typed for the run (`--ask-password`,
+    /// or asked when nothing opened) goes first: the person typed it for this file.
+    func passwords(for kind: any MessageKind.Type) throws -> [ChainPassword] {
+        var passwords: [ChainPassword]
+        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+            throw CommandFailure(error)
+        }
+        if kind == AgeKind.self || kind == OpenPGPKind.self,
+           let typed = passwords.firstIndex(where: { $0.name == AskWhenNothingOpens.name }), typed > 0 {
+            passwords.insert(passwords.remove(at: typed), at: 0)
+        }
+        return passwords
+    }
+
+    /// Whether `failure` is a password-based message that no password opened (the case that
+    /// asks on a terminal): an Ansible Vault, an age file with an scrypt stanza, an OpenPGP
+    /// message that passwords were tried on.
+    static func asks(after failure: KindFailure) -> Bool {
+        guard case .noMatch(let types) = failure.error else { return false }
+        switch failure.kind {
+        case .age: return types.contains("scrypt")
+        case .openpgp: return failure.tried > 0
+        default: return true
+        }
+    }
+
+    /// After the chain failed on `failure`'s message: the password asked for on a terminal,
+    /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
+    func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
+                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> KindOpened? {
+        guard let again, let asker = session.asker, Self.asks(after: failure),
+              let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
+        return try? MessageKinds.open(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
+    }
+
     /// The one line for an OpenPGP message that no kind takes (not a gpg -c message).
     static let openPGPHint = "an OpenPGP message of a form rwsecret does not open (use gpg -d)"
 
@@ -65,11 +101,8 @@ struct KindDecryption {
     /// `inputChanged` says, once the message has verified, whether the input changed while it
     /// was read (then nothing is released: 74, as for an RNCryptor message).
     func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
-             outputName: String, inputChanged: () -> Bool = { false }) throws -> ExitStatus {
-        let passwords: [ChainPassword]
-        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
-            throw CommandFailure(error)
-        }
+             outputName: String, inputChanged: () -> Bool = { false }, again: (() -> KindInput)? = nil) throws -> ExitStatus {
+        let passwords = try self.passwords(for: kind)
         let folder: String
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
         let file: PrivateFile
@@ -82,8 +115,12 @@ struct KindDecryption {
             opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: PrivateFilePlaintext(file: file))
         } catch {
             if inputChanged() { return report(name, Self.inputChanged, .ioError) }
-            let (reason, status) = words(error, identities: offered.count)
-            return report(name, reason, status)
+            if let retried = retryAsked(kind, after: error, what: name, tried: passwords, again: again, into: PrivateFilePlaintext(file: file)) {
+                opened = retried
+            } else {
+                let (reason, status) = words(error, identities: offered.count)
+                return report(name, reason, status)
+            }
         }
         if inputChanged() { return report(name, Self.inputChanged, .ioError) }
         switch opened.openedBy {
@@ -216,14 +253,41 @@ extension KindDecryption {
         guard input.isRegularFile else {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
-            guard let read, let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return nil }
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
-            return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+            guard let read else { return nil }
+            if let kind = MessageKinds.detect(read.prefix(detectionLength)) {
+                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+                return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+            }
+            // It may be YAML: read on (up to the YAML limit) for its `!vault` values, as from a
+            // regular file. Anything else goes back to the line reader, unread.
+            var text = read
+            text.reserveCapacity(min(Self.yamlLimit + 1, 1 << 20))
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while text.count <= Self.yamlLimit {
+                let n: Int
+                do { n = try chunk.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) } } catch {
+                    input.unread(text)
+                    rows = try LineSource(input, idColumn: false)
+                    return nil
+                }
+                if n == 0 {
+                    let values = AnsibleVaultKind.vaultValues(inYAML: text)
+                    if values.isEmpty { break }
+                    return try values.map { value in
+                        let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
+                        return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
+                    }
+                }
+                text += chunk[..<n]
+            }
+            input.unread(text)
+            rows = try LineSource(input, idColumn: false)
+            return nil
         }
         let prefix = try readAt(input, count: detectionLength)
         if let kind = MessageKinds.detect(prefix[...]) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
-            return [try record(kind, KindInput(PreadSource(input)), place: place)]
+            return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
         guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))
@@ -231,19 +295,23 @@ extension KindDecryption {
         guard !values.isEmpty else { return nil }
         return try values.map { value in
             let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
-            return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place)
+            return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
         }
     }
 
-    private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place) throws -> KindRecord {
-        let passwords: [ChainPassword]
-        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
-            throw CommandFailure(error)
-        }
-        let sink = MemoryPlaintext(limit: Self.lineModeLimit)
+    private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place,
+                                        again: (() -> KindInput)? = nil) throws -> KindRecord {
+        let passwords = try self.passwords(for: kind)
+        var sink = MemoryPlaintext(limit: Self.lineModeLimit)
         let offered = try self.offered(to: kind)
-        do {
-            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink)
+        do throws(KindFailure) {
+            let opened: KindOpened
+            do { opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink) } catch {
+                let retrySink = MemoryPlaintext(limit: Self.lineModeLimit)
+                guard let retried = retryAsked(kind, after: error, what: "\(place.source):\(place.line)", tried: passwords, again: again, into: retrySink) else { throw error }
+                sink = retrySink
+                opened = retried
+            }
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
                                        + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))

@@ -99,22 +99,47 @@ struct LineSource {
     }
 
     /// For an input read as a stream (a pipe, a terminal, a socket): all it has given so far
-    /// when it opens like a message of another kind (age, Ansible Vault, OpenPGP), else nil.
-    /// Looks further only when the first byte can begin one (or the input is binary), and
-    /// then no further than its first line: text that is lines is read once, by `next()`.
+    /// when it opens like a message of another kind (age, Ansible Vault, OpenPGP), after blank
+    /// lines or not, or like YAML (which may hold `!vault` values), else nil. Looks no further
+    /// than its first line of text (or `detectionLength` bytes of a binary input): text that
+    /// is lines is read once, by `next()`.
     mutating func otherKindPrefix() throws -> [UInt8]? {
-        guard let first = try reader.peek(atLeast: 1).first else { return nil }
+        guard try reader.peek(atLeast: 1).first != nil else { return nil }
+        // Blank lines (spaces, tabs, CR) before it do not hide a whole-file kind: the armored
+        // age or OpenPGP file after a blank line opens from a pipe as from a file (CCTV's
+        // armor_whitespace_outside). They are looked past up to 32 KiB, no further than the
+        // first line of text, so a person typing messages is not waited for.
+        var seen = try reader.peek(atLeast: 1)
+        var start = seen.firstIndex { !Self.isBlank($0) }
+        while start == nil, seen.count < Self.blankLookahead {
+            let more = try reader.peek(atLeast: seen.count + 1)
+            if more.count == seen.count { return nil }  // only blank lines
+            seen = more
+            start = seen.firstIndex { !Self.isBlank($0) }
+        }
+        guard let start else { return nil }
         let prefix: ArraySlice<UInt8>
-        if MessageKinds.mayBegin(first) {
-            prefix = try reader.peekLine(atMost: detectionLength)
+        if MessageKinds.mayBegin(seen[start]) || start > seen.startIndex {
+            // Through the end of the first line of text, or `detectionLength` bytes of it.
+            while !seen[start...].contains(0x0a), seen.count < start + detectionLength {
+                let more = try reader.peek(atLeast: seen.count + 1)
+                if more.count == seen.count { break }
+                seen = more
+            }
+            prefix = seen[start...]
         } else if kind == .binary {
             prefix = try reader.peek(atLeast: detectionLength)
         } else {
-            return nil
+            prefix = seen
         }
-        guard MessageKinds.detect(prefix.prefix(detectionLength)) != nil else { return nil }
+        guard MessageKinds.detect(prefix.prefix(detectionLength)) != nil || KindDecryption.mayBeYAML(Array(prefix.prefix(detectionLength))) else { return nil }
         return Array(try reader.peek(atLeast: 0))
     }
+
+    /// How far blank lines before a whole-file kind are looked past on a stream.
+    static let blankLookahead = 32 << 10
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
 
     /// A raw message starts with its version (0–3), then bytes that are not base64 text.
     static func looksRaw(_ prefix: ArraySlice<UInt8>) -> Bool {
