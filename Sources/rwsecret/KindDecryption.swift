@@ -254,6 +254,7 @@ extension KindDecryption {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
             guard let read else { return nil }
+            session.inputLooksLikeYAML = Self.mayBeYAML(Array(read.prefix(detectionLength)))
             if let kind = MessageKinds.detect(read.prefix(detectionLength)) {
                 let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
                 return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
@@ -289,6 +290,7 @@ extension KindDecryption {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
+        session.inputLooksLikeYAML = Self.mayBeYAML(prefix)
         guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))
         let values = AnsibleVaultKind.vaultValues(inYAML: text)

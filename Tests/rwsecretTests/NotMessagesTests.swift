@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// Issue 35, item 5: what is not a message is said once, as what it is.
+@Suite("saying what a non-message is")
+struct NotMessagesTests {
+    init() { brokenPipesIgnored }
+
+    let dir = TemporaryFolder()
+
+    func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try RWSecretProcess.run(args, stdin: stdin, environment: RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_PASSWORD": "pw"]),
+                                directory: dir.url)
+    }
+
+    @Test("plain text, random bytes and YAML with no !vault value: one line each, from a file and from a pipe (before: one error per line)")
+    func oneLineEach() throws {
+        let plain = "Hello world, this is a note.\nAnother line of text here.\nAnd a third.\n"
+        let yaml = "app: demo\nport: 80\nlist:\n  - a\n  - b\n"
+        var random = [UInt8](repeating: 0, count: 3000)
+        for i in random.indices { random[i] = UInt8((i * 7919 + 13) % 251) | 0x80 }
+        let cases: [(String, [UInt8], String)] = [
+            ("notes.txt", Array(plain.utf8), "not a secret message (plain text)"),
+            ("vars.yml", Array(yaml.utf8), "a YAML file with no `!vault` value"),
+            ("random.bin", random, "not a secret message (binary data)"),
+        ]
+        for (name, bytes, words) in cases {
+            let file = dir.file(name, bytes: bytes)
+            let fromFile = try run(["decrypt", "--no-store", file])
+            #expect(fromFile.status == 1)
+            #expect(fromFile.errLines == ["rwsecret: \(file): \(words)"], "\(fromFile.stderr)")
+            let piped = try run(["decrypt", "--no-store"], stdin: Data(bytes))
+            #expect(piped.errLines == ["rwsecret: -: \(words)"], "\(piped.stderr)")
+        }
+    }
+
+    @Test("a file with a message among text lines still reports each text line, in order; a lone damaged base64 line keeps its reason")
+    func messagesKeepTheirLines() throws {
+        let file = dir.file("mixed.txt", "a note, not base64\n" + Messages.password("opened", "pw") + "\nanother note!\n")
+        let result = try run(["decrypt", "--no-store", file])
+        #expect(result.out == "opened\n")
+        #expect(result.errLines == ["rwsecret: \(file):1: bad base64", "rwsecret: \(file):3: bad base64"], "\(result.stderr)")
+        let damaged = dir.file("damaged.txt", String(Messages.password("x", "pw").dropLast(7)) + "\n")
+        let one = try run(["decrypt", "--no-store", damaged])
+        #expect(one.errLines.count == 1 && one.errLines[0].hasPrefix("rwsecret: \(damaged):1: ") && !one.errLines[0].contains("not a secret message"), "\(one.stderr)")
+    }
+
+    @Test("wrapped base64 junk over 1 MiB: one line too long, with the hint a single long line gets (before: no hint)")
+    func wrappedJunkHinted() throws {
+        var rows: [String] = []
+        var state: UInt32 = 12345
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        for _ in 0..<(3 << 20) / 76 {
+            var row = ""
+            for _ in 0..<76 { state = state &* 1_103_515_245 &+ 12345; row.append(alphabet[Int(state >> 16) % 64]) }
+            rows.append(row)
+        }
+        let file = dir.file("junk.txt", rows.joined(separator: "\n") + "\n")
+        let result = try run(["decrypt", "--no-store", file])
+        #expect(result.status == 1)
+        #expect(result.errLines.contains("rwsecret: \(file):1: line too long"), "\(result.errLines.prefix(3))")
+        #expect(result.errLines.contains { $0.hasPrefix("rwsecret: \(file): hint: a line over 1 MiB") }, "\(result.errLines.prefix(3))")
+        #expect(result.errLines.count == 2, "\(result.errLines.prefix(5))")
+    }
+}
