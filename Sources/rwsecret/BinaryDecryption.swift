@@ -18,6 +18,22 @@ struct BinaryDecryption {
     /// The identities for age messages: the store's and `--identity` files'.
     var identities = IdentityChain(files: [])
 
+    /// What a regular input that is no raw RNCryptor message is, when it is text that says
+    /// so (a YAML file of `!vault` values, prose): better than "unknown version 97".
+    static func notRNCryptor(_ input: InputFile) -> String? {
+        guard input.isRegularFile, let size = try? input.status().st_size, size <= KindDecryption.yamlLimit else { return nil }
+        var text = [UInt8](repeating: 0, count: Int(size))
+        let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
+        guard n == Int(size) else { return nil }
+        if KindDecryption.mayBeYAML(text) {
+            return AnsibleVaultKind.vaultValues(inYAML: text).isEmpty
+                ? "a YAML file with no `!vault` value"
+                : "a YAML file with `!vault` values: they open without --binary, one record each"
+        }
+        guard LineSource.kind(of: text.prefix(1 << 16)) == .text else { return nil }
+        return "text, not a raw message: drop --binary (base64 messages are read one per line)"
+    }
+
     /// Refuses what must be refused before anything is read: raw plaintext to a
     /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,
     /// another file the run uses, a folder, a link, FIFO or file planted by another
@@ -51,7 +67,9 @@ struct BinaryDecryption {
             switch error {
             case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
             case .chainUnavailable(let error): throw error
-            case .format(let error): return report(shown, error.words, .failure)
+            case .format(let error):
+                if let what = Self.notRNCryptor(input) { return report(shown, what, .failure) }
+                return report(shown, error.words, .failure)
             case .base64Text where linesRefused:
                 throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)

@@ -68,7 +68,24 @@ struct KindDecryption {
                                     again: (() -> KindInput)?, into sink: some PlaintextSink) -> KindOpened? {
         guard let again, let asker = session.asker, Self.asks(after: failure),
               let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
-        return try? MessageKinds.open(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
+        return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
+    }
+
+    /// Key derivations of other kinds' password tries (age scrypt, OpenPGP S2K, Ansible's
+    /// PBKDF2), for `--verbose`'s "key derivations" beside RNCryptor's. The reading thread only.
+    nonisolated(unsafe) static var derivations = 0
+
+    /// `MessageKinds.open`, counting its password tries as key derivations.
+    static func counted<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+        do {
+            let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)
+            if case .password = opened.openedBy { derivations += opened.tried }
+            return opened
+        } catch {
+            if case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") { derivations += error.tried }
+            throw error
+        }
     }
 
     /// The one line for an OpenPGP message that no kind takes (not a gpg -c message).
@@ -112,7 +129,7 @@ struct KindDecryption {
         let offered = try self.offered(to: kind)
         let opened: KindOpened
         do {
-            opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: PrivateFilePlaintext(file: file))
+            opened = try Self.counted(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: PrivateFilePlaintext(file: file))
         } catch {
             if inputChanged() { return report(name, Self.inputChanged, .ioError) }
             if let retried = retryAsked(kind, after: error, what: name, tried: passwords, again: again, into: PrivateFilePlaintext(file: file)) {
@@ -171,7 +188,8 @@ struct KindDecryption {
                 return ("an age file for \(unique.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE, or store one: rwsecret identity import)", .failure)
             }
             if ours.contains(where: { $0 != "scrypt" }) {
-                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it", .failure)
+                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it"
+                        + " (give the key it was made for with --identity FILE)", .failure)
             }
             return ("no password opened this age file (tried \(failure.tried))", .failure)
         case .noMatch:
@@ -180,6 +198,9 @@ struct KindDecryption {
             return ("\(error)", error.isMissingInput ? .noInput : .ioError)
         case .tooLarge(let limit):
             return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
+        case .payload("bad padding") where failure.kind == .ansibleVault:
+            // Ansible checks the HMAC first: the bytes are authentic, the file was made wrongly.
+            return ("Ansible Vault: its HMAC verifies but its padding is bad (made by a faulty writer, not changed on the way); nothing released", .failure)
         case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused:
             return ("\(what): \(failure.error)", .failure)
         }
@@ -308,7 +329,7 @@ extension KindDecryption {
         let offered = try self.offered(to: kind)
         do throws(KindFailure) {
             let opened: KindOpened
-            do { opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink) } catch {
+            do { opened = try Self.counted(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink) } catch {
                 let retrySink = MemoryPlaintext(limit: Self.lineModeLimit)
                 guard let retried = retryAsked(kind, after: error, what: "\(place.source):\(place.line)", tried: passwords, again: again, into: retrySink) else { throw error }
                 sink = retrySink

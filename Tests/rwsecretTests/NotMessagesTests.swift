@@ -63,3 +63,23 @@ struct NotMessagesTests {
         #expect(result.errLines.count == 2, "\(result.errLines.prefix(5))")
     }
 }
+
+extension NotMessagesTests {
+    @Test("--binary on YAML and on text says what the file is (before: unknown version 97 / 72)")
+    func binaryOnText() throws {
+        let yaml = KindCommandTests.kinds.appendingPathComponent("ansible-values.yml").path
+        let vaulted = try run(["decrypt", "--no-store", "--binary", yaml])
+        #expect(vaulted.errLines == ["rwsecret: \(yaml): a YAML file with `!vault` values: they open without --binary, one record each"], "\(vaulted.stderr)")
+        let notes = dir.file("notes.txt", "Hello, a note.\n")
+        let text = try run(["decrypt", "--no-store", "--binary", notes])
+        #expect(text.errLines.first?.hasPrefix("rwsecret: \(notes): text, not a raw message") == true, "\(text.stderr)")
+    }
+
+    @Test("--verbose counts an age file's scrypt tries as key derivations (before: key derivations: 0)")
+    func verboseCountsScrypt() throws {
+        let list = dir.file("passwords", bytes: Array("not it\n".utf8) + KindCommandTests.row("age-scrypt-unicode.age").secret + [0x0a])
+        let result = try run(["decrypt", "--no-store", "--verbose", "--password-file", list, KindCommandTests.kinds.appendingPathComponent("age-scrypt-unicode.age").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errLines.contains("rwsecret: key derivations: 2"), "\(result.errLines)")
+    }
+}
