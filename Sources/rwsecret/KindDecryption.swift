@@ -102,8 +102,12 @@ struct KindDecryption {
                 continue
             }
             let parsed: [AgeX25519Identity]
-            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
+            var skipped: [AgeX25519Identity.ParseError] = []
+            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self), skipped: &skipped) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+            for reason in skipped {
+                Output.standardError.line("rwsecret: warning: \(Output.escaped(path)): \(reason): skipped; its X25519 identities are used")
             }
             IdentityFiles.warnIfLoose(path)
             for (index, identity) in parsed.enumerated() {
