@@ -8,11 +8,12 @@ extension RWSecret {
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decrypt",
-            abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").",
+            abstract: "Open age, OpenPGP and Ansible Vault files, YAML !vault values and RNCryptor base64 lines (stdin when no FILE or \"-\").",
             discussion: """
-                Tries the stored passwords, then the passwords given for this run \
+                Tries the stored passwords (only --password-label's, when given), then the passwords given for this run \
                 (--password-file, --ask-password, $RWSECRET_PASSWORD), until one opens each \
-                message; the password that opened the last message goes first. Blank lines and \
+                message; the password that opened the last message goes first. On a terminal, when none \
+                opens a password-based message, another is asked once (never stored). Blank lines and \
                 lines starting with # are skipped. A line over 1 MiB is "line too long": a message \
                 that large is made with encrypt --binary and read with --binary.
 
@@ -49,7 +50,7 @@ extension RWSecret {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var root: RWSecret
 
-        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"), completion: .file())
+        @Argument(help: ArgumentHelp("Files to open: an age, OpenPGP or Ansible Vault file, a YAML file with !vault values, or RNCryptor messages one base64 message per line (\"-\" is stdin).", valueName: "file"), completion: .file())
         var files: [String] = []
 
         @Flag(help: "Write one JSON object per message instead of plaintexts.")
