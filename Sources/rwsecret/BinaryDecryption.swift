@@ -21,6 +21,12 @@ struct BinaryDecryption {
     /// What a regular input that is no raw RNCryptor message is, when it is text that says
     /// so (a YAML file of `!vault` values, prose): better than "unknown version 97".
     static func notRNCryptor(_ input: InputFile) -> String? {
+        var head = [UInt8](repeating: 0, count: 32)
+        let got = head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
+        if got > 0, let line = head[..<got].split(separator: 0x0a).first,
+           Array(line).indices.contains(where: { Array(line)[$0...].starts(with: "-encryption.org/".utf8) }) || line.starts(with: "age-".utf8) {
+            return "an age file whose first line is damaged (age-encryption.org/v1 expected)"
+        }
         guard input.isRegularFile, let size = try? input.status().st_size, size <= KindDecryption.yamlLimit else { return nil }
         var text = [UInt8](repeating: 0, count: Int(size))
         let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }

@@ -27,6 +27,8 @@ final class DecryptSession: @unchecked Sendable {
     /// Set by the other kinds' look at an input (`KindDecryption.records`): its first line of
     /// text looks like YAML, so an input of no messages is "a YAML file with no `!vault` value".
     var inputLooksLikeYAML = false
+    /// Set likewise: the YAML input has `!vault` tags whose values could not be read.
+    var inputVaultUnread = false
     /// Set by the command on a terminal: asks once for another password when the chain fails.
     var asker: AskWhenNothingOpens?
 
@@ -94,6 +96,7 @@ final class DecryptSession: @unchecked Sendable {
             return
         }
         inputLooksLikeYAML = false
+        inputVaultUnread = false
         if let records = try otherKinds?(input, index, &rows) {
             // The progress line counts the whole input done: read to its end by the kind.
             writer.startInput(input.fd)
@@ -128,7 +131,7 @@ final class DecryptSession: @unchecked Sendable {
         let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:bytes:)
         // Text mode: the rows that are no message are held until a message shows the input
         // holds messages; an input with none is said once (plain text, YAML with no !vault).
-        var held = writer.mode.json || rowsPromised ? nil : NotMessages(looksLikeYAML: inputLooksLikeYAML)
+        var held = writer.mode.json || rowsPromised ? nil : NotMessages(looksLikeYAML: inputLooksLikeYAML, vaultUnread: inputVaultUnread)
         defer { if var holding = held { for outcome in holding.verdict(source: name) { pipeline.submit(result: outcome) } } }
         while !stopped(pipeline) {
             let row: LineSource.Row?

@@ -298,6 +298,7 @@ extension KindDecryption {
                 }
                 if n == 0 {
                     let values = AnsibleVaultKind.vaultValues(inYAML: text)
+                    if values.isEmpty, Self.mentionsVault(text) { session.inputVaultUnread = true }
                     if values.isEmpty { break }
                     return try values.map { value in
                         let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
@@ -319,7 +320,10 @@ extension KindDecryption {
         guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))
         let values = AnsibleVaultKind.vaultValues(inYAML: text)
-        guard !values.isEmpty else { return nil }
+        guard !values.isEmpty else {
+            session.inputVaultUnread = Self.mentionsVault(text)
+            return nil
+        }
         return try values.map { value in
             let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
             return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
@@ -366,6 +370,12 @@ extension KindDecryption {
             }
             return record
         }
+    }
+
+    /// Whether YAML `text` has a `!vault` tag (values that could not be read: no or TAB indentation).
+    static func mentionsVault(_ text: [UInt8]) -> Bool {
+        let tag = Array("!vault".utf8)
+        return text.indices.contains { text[$0...].starts(with: tag) }
     }
 
     /// Whether the first significant line looks like YAML (a mapping key, a list item, a

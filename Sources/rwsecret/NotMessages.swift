@@ -18,7 +18,13 @@ struct NotMessages {
     private var rows: [(place: RecordWriter.Place, failure: RowFailure)] = []
     private var sawText = false
 
-    init(looksLikeYAML: Bool) { self.looksLikeYAML = looksLikeYAML }
+    /// Whether it has `!vault` tags whose values could not be read.
+    let vaultUnread: Bool
+
+    init(looksLikeYAML: Bool, vaultUnread: Bool = false) {
+        self.looksLikeYAML = looksLikeYAML
+        self.vaultUnread = vaultUnread
+    }
 
     /// Holds `row`, which failed with `failure`; false when it is not held (then release).
     mutating func hold(_ row: LineSource.Row, failure: RowFailure, hint: FormatHint?, source: String, input: Int) -> Bool {
@@ -39,6 +45,9 @@ struct NotMessages {
         guard !rows.isEmpty else { return [] }
         guard sawText || looksLikeYAML else { return release() }
         rows = []
-        return [.notMessages(source: source, what: looksLikeYAML ? "a YAML file with no `!vault` value" : "not a secret message (plain text)")]
+        let what = vaultUnread
+            ? "a YAML file whose `!vault` values cannot be read: each value's lines must be indented with spaces, below its key"
+            : looksLikeYAML ? "a YAML file with no `!vault` value" : "not a secret message (plain text)"
+        return [.notMessages(source: source, what: what)]
     }
 }

@@ -83,3 +83,17 @@ extension NotMessagesTests {
         #expect(result.errLines.contains("rwsecret: key derivations: 2"), "\(result.errLines)")
     }
 }
+
+extension NotMessagesTests {
+    @Test("a !vault value with no indentation, and an age file with a damaged first line under --binary, are named (before: several bad base64, unknown version 96)")
+    func damagedKinds() throws {
+        let yaml = dir.file("bad.yml", "db_password: !vault |\n$ANSIBLE_VAULT;1.1;AES256\n61626364\n")
+        let unindented = try run(["decrypt", "--no-store", yaml])
+        #expect(unindented.errLines == ["rwsecret: \(yaml): a YAML file whose `!vault` values cannot be read: each value's lines must be indented with spaces, below its key"], "\(unindented.stderr)")
+        var age = try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("age-x25519.age"))
+        age[age.startIndex] = UInt8(ascii: "`")
+        let damaged = dir.file("damaged.age", bytes: Array(age))
+        let binary = try run(["decrypt", "--no-store", "--binary", damaged])
+        #expect(binary.errLines == ["rwsecret: \(damaged): an age file whose first line is damaged (age-encryption.org/v1 expected)"], "\(binary.stderr)")
+    }
+}
