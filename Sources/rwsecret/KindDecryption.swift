@@ -282,6 +282,11 @@ extension KindDecryption {
             session.inputLooksLikeYAML = Self.mayBeYAML(Array(read.prefix(detectionLength)))
             if let kind = MessageKinds.detect(read.prefix(detectionLength)) {
                 let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+                // On a terminal (where a password may be asked when none opens it) a pipe's file
+                // is held, up to line mode's limit, so that the typed password can read it again.
+                if session.asker != nil, let whole = try? Self.readAll(input, after: read, limit: Self.lineModeLimit) {
+                    return [try record(kind, KindInput(bytes: whole), place: place, again: { KindInput(bytes: whole) })]
+                }
                 return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
             }
             // It may be YAML: read on (up to the YAML limit) for its `!vault` values, as from a
@@ -370,6 +375,20 @@ extension KindDecryption {
             }
             return record
         }
+    }
+
+    /// `read` and the rest of the stream `input`, when it ends within `limit` bytes; nil (the
+    /// bytes read handed back to `input`) when it does not.
+    static func readAll(_ input: InputFile, after read: [UInt8], limit: Int) throws -> [UInt8]? {
+        var bytes = read
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= limit {
+            let n = try chunk.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+        }
+        input.unread(Array(bytes[read.count...]))
+        return nil
     }
 
     /// Whether YAML `text` has a `!vault` tag (values that could not be read: no or TAB indentation).

@@ -29,7 +29,7 @@ struct AskWhenNothingOpensTests {
         #expect(!session.timedOut, "\(session.raw)")
         #expect(session.status == 0, "\(session.raw)")
         #expect(session.raw.components(separatedBy: "no password opened").count == 2, "asked once: \(session.raw)")
-        #expect(session.raw.contains("no password opened \(file):1; try another"), "\(session.raw)")
+        #expect(session.raw.contains("no password opened \(file):"), "\(session.raw)")  // whichever message fails first (--jobs)
         for n in 1...3 { #expect(session.lines.contains("message \(n)"), "\(session.lines)") }
         #expect(!session.raw.contains("typed secret"), "no echo, never in output")
         #expect(!FileManager.default.fileExists(atPath: home.url.appendingPathComponent("data/rwsecret").path), "nothing stored")
@@ -89,5 +89,19 @@ struct AskWhenNothingOpensTests {
         #expect(unknown.stderr.contains("nope"), "\(unknown.stderr)")
         let noStore = try RWSecretProcess.run(["decrypt", "--no-store", "--password-label", "work", file], environment: env)
         #expect(noStore.status == 64, "\(noStore.stderr)")
+    }
+}
+
+extension AskWhenNothingOpensTests {
+    @Test("an age -p file on a pipe: asked, and the typed password opens it (the pipe's file is held to be read again)",
+          .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func agePiped() throws {
+        let file = Self.kinds.appendingPathComponent("age-scrypt-ascii.age").path
+        let wrong = home.file("wrong", "not it\n")
+        let session = try PseudoTerminal.run("cat '\(file)' | \(PseudoTerminal.rwsecret) decrypt --no-store --verbose --password-file '\(wrong)'",
+                                             environment: environment, answers: [(Self.prompt, "EB|D/MMTL-3|7aA?=)4")])
+        #expect(!session.timedOut, "\(session.raw)")
+        #expect(session.status == 0, "\(session.raw)")
+        #expect(session.raw.contains("opened by prompt (tried 1)"), "\(session.raw)")
     }
 }
