@@ -28,6 +28,11 @@ let package = Package(
             name: "CLibSecret",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // libssh: OpenSSH private keys protected by a passphrase (--identity); loaded with dlopen.
+        .systemLibrary(
+            name: "CLibSSH",
+            providers: [.apt(["libssh-4"])]
+        ),
         // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
         .systemLibrary(name: "CLinuxSyscalls"),
         // zlib: OpenPGP's ZIP and ZLIB compressed data (and, in the tests, the compressed vectors
@@ -53,7 +58,7 @@ let package = Package(
         .target(
             name: "RWSecretKit",
             dependencies: [
-                "COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2", "CArgon2",
+                "COpenSSL", "CLibSecret", "CLibSSH", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2", "CArgon2",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             linkerSettings: [.linkedLibrary("dl")]

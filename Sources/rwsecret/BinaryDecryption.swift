@@ -11,10 +11,33 @@ struct BinaryDecryption {
     let session: DecryptSession
     /// `-o`: nil or `-` is stdout.
     let output: String?
+    /// `-o` without `--binary`: an input of base64 lines is bad usage (64), not a failed message.
+    var linesRefused = false
     /// The other files the run uses (vault, locks, key and password files): never OUT.
     var runFiles = RunFiles()
     /// The identities for age messages: the store's and `--identity` files'.
     var identities = IdentityChain(files: [])
+
+    /// What a regular input that is no raw RNCryptor message is, when it is text that says
+    /// so (a YAML file of `!vault` values, prose): better than "unknown version 97".
+    static func notRNCryptor(_ input: InputFile) -> String? {
+        var head = [UInt8](repeating: 0, count: 32)
+        let got = head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
+        if got > 0, let line = head[..<got].split(separator: 0x0a).first,
+           Array(line).indices.contains(where: { Array(line)[$0...].starts(with: "-encryption.org/".utf8) }) || line.starts(with: "age-".utf8) {
+            return "an age file whose first line is damaged (age-encryption.org/v1 expected)"
+        }
+        guard input.isRegularFile, let size = try? input.status().st_size, size <= KindDecryption.yamlLimit else { return nil }
+        var text = [UInt8](repeating: 0, count: Int(size))
+        let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
+        guard n == Int(size), LineSource.kind(of: text.prefix(1 << 16)) == .text else { return nil }
+        if KindDecryption.mayBeYAML(text) {
+            return AnsibleVaultKind.vaultValues(inYAML: text).isEmpty
+                ? "a YAML file with no `!vault` value"
+                : "a YAML file with `!vault` values: they open without --binary, one record each"
+        }
+        return "text, not a raw message: drop --binary (base64 messages are read one per line)"
+    }
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
     /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,
@@ -49,7 +72,11 @@ struct BinaryDecryption {
             switch error {
             case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
             case .chainUnavailable(let error): throw error
-            case .format(let error): return report(shown, error.words, .failure)
+            case .format(let error):
+                if let what = Self.notRNCryptor(input) { return report(shown, what, .failure) }
+                return report(shown, error.words, .failure)
+            case .base64Text where linesRefused:
+                throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
             case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
             case .otherKind(let read):
                 guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
@@ -60,7 +87,8 @@ struct BinaryDecryption {
                 })))
                 return try KindDecryption(session: session, identities: identities)
                     .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
-                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false })
+                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
+                         again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
             case .notOpened(let failure): return report(shown, failure.words, .failure)
             case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
             case .read(let error): return report(shown, "\(error)", .ioError)

@@ -8,11 +8,12 @@ extension RWSecret {
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decrypt",
-            abstract: "Decrypt base64 messages, one per line (stdin when no FILE or \"-\").",
+            abstract: "Open age, OpenPGP and Ansible Vault files, YAML !vault values and RNCryptor base64 lines (stdin when no FILE or \"-\").",
             discussion: """
-                Tries the stored passwords, then the passwords given for this run \
+                Tries the stored passwords (only --password-label's, when given), then the passwords given for this run \
                 (--password-file, --ask-password, $RWSECRET_PASSWORD), until one opens each \
-                message; the password that opened the last message goes first. Blank lines and \
+                message; the password that opened the last message goes first. On a terminal, when none \
+                opens a password-based message, another is asked once (never stored). Blank lines and \
                 lines starting with # are skipped. A line over 1 MiB is "line too long": a message \
                 that large is made with encrypt --binary and read with --binary.
 
@@ -49,7 +50,7 @@ extension RWSecret {
         @OptionGroup var global: GlobalOptions
         @ParentCommand var root: RWSecret
 
-        @Argument(help: ArgumentHelp("Files of messages, one base64 message per line (\"-\" is stdin).", valueName: "file"), completion: .file())
+        @Argument(help: ArgumentHelp("Files to open: an age, OpenPGP or Ansible Vault file, a YAML file with !vault values, or RNCryptor messages one base64 message per line (\"-\" is stdin).", valueName: "file"), completion: .file())
         var files: [String] = []
 
         @Flag(help: "Write one JSON object per message instead of plaintexts.")
@@ -58,7 +59,7 @@ extension RWSecret {
         @Flag(help: "Read one raw (not base64) message of any size from FILE or stdin.")
         var binary = false
 
-        @Option(name: .customShort("o"), help: ArgumentHelp("With --binary: write the plaintext to this file, only once it is authenticated.", valueName: "out"), completion: .file())
+        @Option(name: .customShort("o"), help: ArgumentHelp("Write the plaintext of one whole message (an age, OpenPGP or Ansible Vault file; with --binary also a raw RNCryptor message) to this file, only once it is authenticated.", valueName: "out"), completion: .file())
         var output: String?
 
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
@@ -75,6 +76,10 @@ extension RWSecret {
 
         @Flag(help: "Also try a password asked once, without echo.")
         var askPassword = false
+
+        @Option(help: ArgumentHelp("Try only the stored password with this label (repeatable); the passwords given for the run are still tried.", valueName: "label"),
+                completion: .custom(LabelCompletion.complete))
+        var passwordLabel: [String] = []
 
         @Flag(help: "Use only the passwords given for this run; never open a store.")
         var noStore = false
@@ -106,8 +111,13 @@ extension RWSecret {
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
             }
+            if noStore && !passwordLabel.isEmpty { throw ValidationError("--password-label names stored passwords: it cannot be combined with --no-store") }
             if json && binary { throw ValidationError("--json cannot be combined with --binary") }
-            if output != nil && !binary { throw ValidationError("-o needs --binary") }
+            if output != nil && !binary {
+                // A whole age, OpenPGP or Ansible Vault file is one message: -o takes it as age -o does.
+                if json || inBand || idColumn { throw ValidationError("-o writes one whole message: it cannot be combined with --json, --in-band or --id-column") }
+                if files.count > 1 { throw ValidationError("-o writes one whole message: give at most one FILE") }
+            }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             if let memory, MemoryBudget.parse(memory) == nil { throw ValidationError(MemoryBudget.usage) }
             if let maxKdfCost, MemoryBudget.parse(maxKdfCost) == nil {
@@ -129,6 +139,12 @@ extension RWSecret {
         func run() throws {
             // Here, not in validate(): the parser reports an unknown option only after validate() passes.
             if binary && files.count > 1 { throw ValidationError("--binary reads one message: give at most one FILE") }
+            // -o without --binary: the one FILE is a whole-file kind (age, OpenPGP, Ansible Vault),
+            // opened as --binary opens it; a file of lines is refused before anything is read.
+            let binary = self.binary || output != nil
+            if output != nil && !self.binary, let file = files.first, file != "-", !Self.holdsWholeFileKind(file) {
+                throw ValidationError("-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(file)) holds lines; redirect stdout instead")
+            }
             let global = try self.global.merged(with: root.global)
             if noStore && (global.store != nil || global.vault != nil) {
                 throw ValidationError("--no-store cannot be combined with --store or --vault")
@@ -157,6 +173,7 @@ extension RWSecret {
                 opened.store = store
                 return store
             }
+            if !passwordLabel.isEmpty { client.onlyStored(labels: passwordLabel) }
             if inBand { try checkSomethingToTry(client, opened: opened) }
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
             let session = DecryptSession(client: client, json: mode.json, global: global,
@@ -176,10 +193,13 @@ extension RWSecret {
             // session and its client (the passwords, wiped when released) go before exit.
             defer { session.otherKinds = nil }
             session.emptyChainStatus = noStore ? .failure : .unavailable
+            session.asker = AskWhenNothingOpens(client: client, iterations: iterations, inBand: inBand, alreadyAsked: askPassword)
             let status = binary
-                ? try BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities).run(file: files.first ?? "-")
+                ? try { var binaryRun = BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities)
+                        binaryRun.linesRefused = !self.binary
+                        return try binaryRun.run(file: files.first ?? "-") }()
                 : try session.run(files: files.isEmpty ? ["-"] : files)
-            global.verboseLine("key derivations: \(KeyDerivation.derivationCount)")
+            global.verboseLine("key derivations: \(KeyDerivation.derivationCount + KindDecryption.derivations)")
             #if DEBUG
             if getenv("RWS_TEST_KDF_DELAY_US") != nil {
                 let seconds = KeyDerivation.derivationsInFlightForTesting.map { String(Int(($0 * 1000).rounded())) }
@@ -187,6 +207,19 @@ extension RWSecret {
             }
             #endif
             throw CommandFailure.silent(status)
+        }
+
+        /// Whether the regular file `path` begins like a message of another kind (age, OpenPGP,
+        /// Ansible Vault); a file that cannot be read is left to the run, which reports it.
+        static func holdsWholeFileKind(_ path: String) -> Bool {
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { return true }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return true }
+            var prefix = [UInt8](repeating: 0, count: detectionLength)
+            let n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+            return n > 0 && MessageKinds.detect(prefix[..<n]) != nil
         }
 
         /// `--in-band` decides before reading any input that the run can do its work: the

@@ -27,6 +27,13 @@ final class DecryptSession: @unchecked Sendable {
     var kdfWork = TryBudget.defaultKDFWork
     /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
     var emptyChainStatus = ExitStatus.failure
+    /// Set by the other kinds' look at an input (`KindDecryption.records`): its first line of
+    /// text looks like YAML, so an input of no messages is "a YAML file with no `!vault` value".
+    var inputLooksLikeYAML = false
+    /// Set likewise: the YAML input has `!vault` tags whose values could not be read.
+    var inputVaultUnread = false
+    /// Set by the command on a terminal: asks once for another password when the chain fails.
+    var asker: AskWhenNothingOpens?
 
     init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
@@ -52,6 +59,8 @@ final class DecryptSession: @unchecked Sendable {
         case binary(source: String, hint: FormatHint?)
         /// The messages of another kind an input holds.
         case otherKinds([KindRecord])
+        /// A text input in which no row is a message: what it is, said once (`NotMessages`).
+        case notMessages(source: String, what: String)
     }
 
     /// Decrypts every message of `files` (`-` is stdin); returns the run's exit status.
@@ -89,6 +98,8 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
         }
+        inputLooksLikeYAML = false
+        inputVaultUnread = false
         if let work = try otherKinds?(input, index, &rows) {
             // The progress line counts the whole input done: read to its end by the kind.
             writer.startInput(input.fd)
@@ -132,13 +143,32 @@ final class DecryptSession: @unchecked Sendable {
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
         let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:bytes:)
+        // Text mode: the rows that are no message are held until a message shows the input
+        // holds messages; an input with none is said once (plain text, YAML with no !vault).
+        var held = writer.mode.json || rowsPromised ? nil : NotMessages(looksLikeYAML: inputLooksLikeYAML, vaultUnread: inputVaultUnread)
+        defer { if var holding = held { for outcome in holding.verdict(source: name) { pipeline.submit(result: outcome) } } }
         while !stopped(pipeline) {
             let row: LineSource.Row?
             do { row = try rows.next() } catch {
+                if var holding = held { for outcome in holding.release() { pipeline.submit(result: outcome) } }
+                held = nil
                 pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))
                 return
             }
             guard let row else { return }
+            if var holding = held {
+                held = nil
+                switch row.content {
+                case .failure(let failure, let hint) where holding.hold(row, failure: failure, hint: hint, source: name, input: index):
+                    held = holding
+                    continue
+                case .skipped:
+                    held = holding
+                    continue
+                default:
+                    for outcome in holding.release() { pipeline.submit(result: outcome) }
+                }
+            }
             var place = RecordWriter.Place(input: index, source: name, line: row.line, id: row.id)
             let message: Message
             switch row.content {
@@ -169,6 +199,7 @@ final class DecryptSession: @unchecked Sendable {
             do { head = try pipeline.synchronized { try client.chainHead(for: message.header) } } catch {
                 pipeline.drain()
                 Output.standardOutput.flush()
+                if let error = error as? StoreError { throw CommandFailure(error) }  // --password-label's unknown label
                 throw error
             }
             guard let head else {
@@ -180,7 +211,12 @@ final class DecryptSession: @unchecked Sendable {
             // failed, the messages read ahead (up to 128 a job) are dropped without a key derived.
             queue({ [self, gate, place, weak pipeline] threads, position in
                 guard let pipeline, !stopped(pipeline) else { return .skipped(place) }
-                return .message(place, head.handle(message, parallelism: threads, gate: gate, position: position).mapError(RowFailure.message), hint: nil)
+                var result = head.handle(message, parallelism: threads, gate: gate, position: position)
+                if case .failure(let failure) = result, AskWhenNothingOpens.isNoPasswordOpened(failure),
+                   let retried = asker?.retry(message, after: "\(place.source):\(place.line)", chain: head, parallelism: threads) {
+                    if case .success = retried { result = retried }
+                }
+                return .message(place, result.mapError(RowFailure.message), hint: nil)
             }, 2 * message.bytes.count)
         }
     }
@@ -210,6 +246,8 @@ final class DecryptSession: @unchecked Sendable {
                 if let winner = record.winner { client.messageFinished(openedBy: .password(winner)) }
                 writer.message(record.place, record.result, hint: nil)
             }
+        case .notMessages(let name, let what):
+            writer.notMessages(name, what)
         case .skipped(let place):
             writer.skipped(place)
         case .message(let place, let result, let hint):

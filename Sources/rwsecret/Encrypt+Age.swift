@@ -110,8 +110,12 @@ extension RWSecret.Encrypt {
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): not UTF-8 text")
             }
-            do { parsed += try AgeRecipients.parseFile(text) } catch {
+            var skipped: [(line: Int, type: String)] = []
+            do { parsed += try AgeRecipients.parseFile(text, skipped: &skipped) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+            for (line, type) in skipped {
+                Output.standardError.line("rwsecret: warning: \(Output.escaped(path)):\(line): \(Output.escaped(type)) keys are not age recipients: skipped (as age -R does)")
             }
         }
         if toSelf {

@@ -8,16 +8,45 @@ import Glibc
 enum IdentityFiles {
     /// The OpenSSH private key `bytes` hold (`-----BEGIN OPENSSH PRIVATE KEY-----`); nil when they
     /// hold something else. A key rwsecret cannot use is an error (65) that says why.
+    /// A key protected by a passphrase is asked for it on the terminal, as age and ssh do
+    /// (three tries); with no terminal it is an error that says so.
     static func openSSHKey(_ bytes: [UInt8], path: String) throws -> AgeSSHIdentity? {
         let text = String(decoding: bytes, as: UTF8.self)
         guard AgeSSHIdentity.looksLikeKey(text) else { return nil }
+        var identity: AgeSSHIdentity?
         do {
-            let identity = try AgeSSHIdentity(openSSH: text)
-            warnIfLoose(path)
-            return identity
+            identity = try AgeSSHIdentity(key: text, passphrase: nil)
+        } catch .encrypted where Terminal.canAsk {
+            identity = nil
         } catch {
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
         }
+        if identity == nil {
+            do {
+                identity = try withPassphrase(path: path) { passphrase throws(AgeSSHIdentity.ParseError) in
+                    try AgeSSHIdentity(key: text, passphrase: passphrase)
+                }
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+        }
+        warnIfLoose(path)
+        return identity
+    }
+
+    /// Asks for `path`'s passphrase (no echo, on /dev/tty) until `open` takes it: three tries.
+    private static func withPassphrase<T>(path: String, _ open: (SecretBytes) throws(AgeSSHIdentity.ParseError) -> T) throws -> T {
+        var last: AgeSSHIdentity.ParseError = .wrongPassphrase
+        for _ in 0..<3 {
+            let passphrase = try Terminal.readSecret(prompt: "Enter passphrase for \(Output.escaped(path)): ")
+            do { return try open(passphrase) } catch .wrongPassphrase {
+                last = .wrongPassphrase
+                Output.standardError.line("rwsecret: \(Output.escaped(path)): the passphrase does not open this key")
+            } catch { throw error }
+        }
+        throw last
     }
 
     /// One warning line when the file may be read or written by its group or others

@@ -1,5 +1,6 @@
 import RWSecretKit
 import SystemPackage
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,6 +51,7 @@ struct KindDecryption {
         } catch {
             result = .failure(error)
         }
+        Self.count(kind, result)
         offered.passwords += added.passwords
         offered.identities += added.identities
         if let storeError {
@@ -76,6 +78,54 @@ struct KindDecryption {
             || before.st_ctim.tv_sec != after.st_ctim.tv_sec || before.st_ctim.tv_nsec != after.st_ctim.tv_nsec
     }
 
+    /// Whether `failure` is a password-based message that no password opened (the case that
+    /// asks on a terminal): an Ansible Vault, an age file with an scrypt stanza, an OpenPGP
+    /// message that passwords were tried on.
+    static func asks(after failure: KindFailure) -> Bool {
+        guard case .noMatch(let types) = failure.error else { return false }
+        switch failure.kind {
+        case .age: return types.contains("scrypt")
+        case .openpgp: return failure.tried > 0
+        default: return true
+        }
+    }
+
+    /// After the chain failed on `failure`'s message: the password asked for on a terminal,
+    /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
+    func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
+                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> KindOpened? {
+        guard let again, let asker = session.asker, Self.asks(after: failure),
+              let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
+        return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
+    }
+
+    /// Key derivations of other kinds' password tries (age scrypt, OpenPGP S2K, Ansible's
+    /// PBKDF2), for `--verbose`'s "key derivations" beside RNCryptor's. The reading thread only.
+    /// Any thread (the pipeline's workers open whole files and `!vault` values).
+    static var derivations: Int { derivationCount.load(ordering: .relaxed) }
+    private static let derivationCount = Atomic<Int>(0)
+
+    /// Counts the password tries of one `MessageKinds.open` as key derivations.
+    static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<KindOpened, KindFailure>) {
+        switch result {
+        case .success(let opened):
+            if case .password = opened.openedBy { derivationCount.add(opened.tried, ordering: .relaxed) }
+        case .failure(let error):
+            if case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") { derivationCount.add(error.tried, ordering: .relaxed) }
+        }
+    }
+
+    /// `MessageKinds.open`, counting its password tries as key derivations.
+    static func counted<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+        let result: Result<KindOpened, KindFailure>
+        do { result = .success(try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)) } catch {
+            result = .failure(error)
+        }
+        count(kind, result)
+        return try result.get()
+    }
+
     /// The one line for an OpenPGP message that no kind takes (not a gpg -c message).
     static let openPGPHint = "an OpenPGP message of a form rwsecret does not open (use gpg -d)"
 
@@ -90,8 +140,12 @@ struct KindDecryption {
                 continue
             }
             let parsed: [AgeX25519Identity]
-            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
+            var skipped: [AgeX25519Identity.ParseError] = []
+            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self), skipped: &skipped) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+            }
+            for reason in skipped {
+                Output.standardError.line("rwsecret: warning: \(Output.escaped(path)): \(reason): skipped; its X25519 identities are used")
             }
             IdentityFiles.warnIfLoose(path)
             for (index, identity) in parsed.enumerated() {
@@ -106,7 +160,7 @@ struct KindDecryption {
     /// `inputChanged` says, once the message has verified, whether the input changed while it
     /// was read (then nothing is released: 74, as for an RNCryptor message).
     func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
-             outputName: String, inputChanged: () -> Bool = { false }) throws -> ExitStatus {
+             outputName: String, inputChanged: () -> Bool = { false }, again: (() -> KindInput)? = nil) throws -> ExitStatus {
         let folder: String
         if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
         let file: PrivateFile
@@ -119,8 +173,12 @@ struct KindDecryption {
         case .success(let value): opened = value
         case .failure(let error):
             if inputChanged() { return report(name, Self.inputChanged, .ioError) }
-            let (reason, status) = words(error, identities: offered.identities)
-            return report(name, reason, status)
+            if let retried = retryAsked(kind, after: error, what: name, tried: session.client.runOnlyPasswords, again: again, into: PrivateFilePlaintext(file: file)) {
+                opened = retried
+            } else {
+                let (reason, status) = words(error, identities: offered.identities)
+                return report(name, reason, status)
+            }
         }
         if inputChanged() { return report(name, Self.inputChanged, .ioError) }
         switch opened.openedBy {
@@ -171,7 +229,8 @@ struct KindDecryption {
                 return ("an age file for \(unique.joined(separator: ", ")) recipients: no identity given opens it (give --identity FILE, or store one: rwsecret identity import)", .failure)
             }
             if ours.contains(where: { $0 != "scrypt" }) {
-                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it", .failure)
+                return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it"
+                        + " (give the key it was made for with --identity FILE)", .failure)
             }
             return ("no password opened this age file (tried \(failure.tried))", .failure)
         case .noMatch:
@@ -180,6 +239,9 @@ struct KindDecryption {
             return ("\(error)", error.isMissingInput ? .noInput : .ioError)
         case .tooLarge(let limit):
             return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
+        case .payload("bad padding") where failure.kind == .ansibleVault:
+            // Ansible checks the HMAC first: the bytes are authentic, the file was made wrongly.
+            return ("Ansible Vault: its HMAC verifies but its padding is bad (made by a faulty writer, not changed on the way); nothing released", .failure)
         case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused, .outOfMemory:
             return ("\(what): \(failure.error)", .failure)
         }
@@ -301,31 +363,77 @@ extension KindDecryption {
         guard input.isRegularFile else {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
-            guard let read, let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return nil }
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
-            return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+            guard let read else { return nil }
+            session.inputLooksLikeYAML = Self.mayBeYAML(Array(read.prefix(detectionLength)))
+            if let kind = MessageKinds.detect(read.prefix(detectionLength)) {
+                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+                // On a terminal (where a password may be asked when none opens it) a pipe's file
+                // is held, up to line mode's limit, so that the typed password can read it again.
+                if session.asker != nil, let whole = try? Self.readAll(input, after: read, limit: Self.lineModeLimit) {
+                    return [try record(kind, KindInput(bytes: whole), place: place, again: { KindInput(bytes: whole) })]
+                }
+                return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+            }
+            // It may be YAML: read on (up to the YAML limit) for its `!vault` values, as from a
+            // regular file. Anything else goes back to the line reader, unread.
+            var text = read
+            text.reserveCapacity(min(Self.yamlLimit + 1, 1 << 20))
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while text.count <= Self.yamlLimit {
+                let n: Int
+                do { n = try chunk.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) } } catch {
+                    input.unread(text)
+                    rows = try LineSource(input, idColumn: false)
+                    return nil
+                }
+                if n == 0 {
+                    let values = AnsibleVaultKind.vaultValues(inYAML: text)
+                    if values.isEmpty, Self.mentionsVault(text) { session.inputVaultUnread = true }
+                    if values.isEmpty { break }
+                    return try values.map { value in
+                        let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
+                        return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
+                    }
+                }
+                text += chunk[..<n]
+            }
+            input.unread(text)
+            rows = try LineSource(input, idColumn: false)
+            return nil
         }
         let prefix = try readAt(input, count: detectionLength)
         if let kind = MessageKinds.detect(prefix[...]) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
-            return [try record(kind, KindInput(PreadSource(input)), place: place)]
+            return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
+        session.inputLooksLikeYAML = Self.mayBeYAML(prefix)
         guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))
         let values = AnsibleVaultKind.vaultValues(inYAML: text)
-        guard !values.isEmpty else { return nil }
+        guard !values.isEmpty else {
+            session.inputVaultUnread = Self.mentionsVault(text)
+            return nil
+        }
         return try values.map { value in
             let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
-            return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place)
+            return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
         }
     }
 
-    private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place) throws -> KindRecord {
-        let sink = MemoryPlaintext(limit: Self.lineModeLimit)
+    private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place,
+                                        again: (() -> KindInput)? = nil) throws -> KindRecord {
+        var sink = MemoryPlaintext(limit: Self.lineModeLimit)
         var offered = Offered()
         let outcome = try openLazily(kind, input: input, into: sink, offered: &offered)
-        do {
-            let opened = try outcome.get()
+        do throws(KindFailure) {
+            let opened: KindOpened
+            do { opened = try outcome.get() } catch {
+                let retrySink = MemoryPlaintext(limit: Self.lineModeLimit)
+                guard let retried = retryAsked(kind, after: error, what: "\(place.source):\(place.line)", tried: session.client.runOnlyPasswords,
+                                               again: again, into: retrySink) else { throw error }
+                sink = retrySink
+                opened = retried
+            }
             var notes: [String] = []
             if session.global.verbose {
                 if let cost = opened.cost { notes.append("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
@@ -356,6 +464,26 @@ extension KindDecryption {
             }
             return record
         }
+    }
+
+    /// `read` and the rest of the stream `input`, when it ends within `limit` bytes; nil (the
+    /// bytes read handed back to `input`) when it does not.
+    static func readAll(_ input: InputFile, after read: [UInt8], limit: Int) throws -> [UInt8]? {
+        var bytes = read
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= limit {
+            let n = try chunk.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) }
+            if n == 0 { return bytes }
+            bytes += chunk[..<n]
+        }
+        input.unread(Array(bytes[read.count...]))
+        return nil
+    }
+
+    /// Whether YAML `text` has a `!vault` tag (values that could not be read: no or TAB indentation).
+    static func mentionsVault(_ text: [UInt8]) -> Bool {
+        let tag = Array("!vault".utf8)
+        return text.indices.contains { text[$0...].starts(with: tag) }
     }
 
     /// Whether the first significant line looks like YAML (a mapping key, a list item, a

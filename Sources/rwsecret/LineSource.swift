@@ -35,6 +35,8 @@ struct LineSource {
         /// The row's ID (`--id-column`); nil when the row has none (blank, comment, continuation).
         let id: [UInt8]?
         let content: Content
+        /// The row holds a character that is in no base64 text (prose, YAML): it is no damaged message.
+        var notBase64 = false
     }
 
     enum Content {
@@ -99,22 +101,47 @@ struct LineSource {
     }
 
     /// For an input read as a stream (a pipe, a terminal, a socket): all it has given so far
-    /// when it opens like a message of another kind (age, Ansible Vault, OpenPGP), else nil.
-    /// Looks further only when the first byte can begin one (or the input is binary), and
-    /// then no further than its first line: text that is lines is read once, by `next()`.
+    /// when it opens like a message of another kind (age, Ansible Vault, OpenPGP), after blank
+    /// lines or not, or like YAML (which may hold `!vault` values), else nil. Looks no further
+    /// than its first line of text (or `detectionLength` bytes of a binary input): text that
+    /// is lines is read once, by `next()`.
     mutating func otherKindPrefix() throws -> [UInt8]? {
-        guard let first = try reader.peek(atLeast: 1).first else { return nil }
+        guard try reader.peek(atLeast: 1).first != nil else { return nil }
+        // Blank lines (spaces, tabs, CR) before it do not hide a whole-file kind: the armored
+        // age or OpenPGP file after a blank line opens from a pipe as from a file (CCTV's
+        // armor_whitespace_outside). They are looked past up to 32 KiB, no further than the
+        // first line of text, so a person typing messages is not waited for.
+        var seen = try reader.peek(atLeast: 1)
+        var start = seen.firstIndex { !Self.isBlank($0) }
+        while start == nil, seen.count < Self.blankLookahead {
+            let more = try reader.peek(atLeast: seen.count + 1)
+            if more.count == seen.count { return nil }  // only blank lines
+            seen = more
+            start = seen.firstIndex { !Self.isBlank($0) }
+        }
+        guard let start else { return nil }
         let prefix: ArraySlice<UInt8>
-        if MessageKinds.mayBegin(first) {
-            prefix = try reader.peekLine(atMost: detectionLength)
+        if MessageKinds.mayBegin(seen[start]) || start > seen.startIndex {
+            // Through the end of the first line of text, or `detectionLength` bytes of it.
+            while !seen[start...].contains(0x0a), seen.count < start + detectionLength {
+                let more = try reader.peek(atLeast: seen.count + 1)
+                if more.count == seen.count { break }
+                seen = more
+            }
+            prefix = seen[start...]
         } else if kind == .binary {
             prefix = try reader.peek(atLeast: detectionLength)
         } else {
-            return nil
+            prefix = seen
         }
-        guard MessageKinds.detect(prefix.prefix(detectionLength)) != nil else { return nil }
+        guard MessageKinds.detect(prefix.prefix(detectionLength)) != nil || KindDecryption.mayBeYAML(Array(prefix.prefix(detectionLength))) else { return nil }
         return Array(try reader.peek(atLeast: 0))
     }
+
+    /// How far blank lines before a whole-file kind are looked past on a stream.
+    static let blankLookahead = 32 << 10
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
 
     /// A raw message starts with its version (0–3), then bytes that are not base64 text.
     static func looksRaw(_ prefix: ArraySlice<UInt8>) -> Bool {
@@ -169,6 +196,14 @@ struct LineSource {
         }
         guard let (number, line) = try nextPhysical() else { return nil }
         if let (of, width) = skipping {
+            // The usual row of a long run (wrapped junk, a message far over the limit): a full
+            // row of base64 characters alone, taken without copying (150 MB of wrapped base64
+            // took 24 s to skip row by row).
+            if case .text(let bytes) = line, bytes.count == width, width < Self.shortestMessageText,
+               bytes.allSatisfy(Base64.isAlphabetCharacter),
+               !bytes.starts(with: "U2FsdGVk".utf8), !bytes.starts(with: "Uk5D".utf8) {  // Salted__, RNC: `start(of:)` decides
+                return Row(line: number, id: nil, content: .continuation(of: of))
+            }
             if let text = continuationText(line), text.count <= width {
                 if text.count < width || text.last == UInt8(ascii: "=") { skipping = nil }
                 return Row(line: number, id: nil, content: .continuation(of: of))
@@ -214,7 +249,9 @@ struct LineSource {
         if text.count >= Self.minimumWrapWidth, text.last != UInt8(ascii: "="), text.allSatisfy(Base64.isAlphabetCharacter) {
             return try run(firstLine: number, id: id, firstRow: text, alone: alone)
         }
-        return Row(line: number, id: id, content: alone)
+        var row = Row(line: number, id: id, content: alone)
+        row.notBase64 = text.contains { !Base64.isAlphabetCharacter($0) && $0 != UInt8(ascii: "=") }
+        return row
     }
 
     /// A row's message text: trimmed, email quoting (`>`) and inner blanks dropped.
@@ -246,6 +283,7 @@ struct LineSource {
     private mutating func run(firstLine: Int, id: [UInt8]?, firstRow: [UInt8], alone: Content) throws -> Row {
         let width = firstRow.count
         var rows: [(line: Int, text: [UInt8])] = [(firstLine, firstRow)]
+        var starts: [Start] = [Self.start(of: firstRow)]
         var chars = width
         var made: [Row] = []
         var ended = false
@@ -259,6 +297,7 @@ struct LineSource {
                     break
                 }
                 rows.append((number, text))
+                starts.append(Self.start(of: text))
                 chars += text.count
                 if text.count < width || text.last == UInt8(ascii: "=") { break }
                 if chars > min(checkAt, maximumLength) { overflow = true; break }
@@ -266,7 +305,7 @@ struct LineSource {
             ended = !overflow
             if rows.count == 1 && made.isEmpty && rows[0].line == firstLine { return Row(line: firstLine, id: id, content: alone) }
             // With --id-column every message has its own ID row: the run is one message.
-            let cuts = idColumn ? [0, rows.count] : Self.cuts(rows.map(\.text), final: ended)
+            let cuts = idColumn ? [0, rows.count] : Self.cuts(rows.map(\.text), final: ended, starts: starts)
             var segments = Array(zip(cuts, cuts.dropFirst()))
             if overflow, let (start, end) = segments.last {
                 let held = rows[start..<end].reduce(0) { $0 + $1.text.count }
@@ -276,13 +315,14 @@ struct LineSource {
                     segments.removeLast()
                     make(segments, of: rows, id: id, firstLine: firstLine, into: &made)
                     rows = Array(rows[start..<end])
+                    starts = Array(starts[start..<end])
                     chars = held
                     continue
                 }
                 // One message over the limit: line too long, and the rest of its rows are skipped.
                 make(Array(segments.dropLast()), of: rows, id: id, firstLine: firstLine, into: &made)
                 let first = rows[start].line
-                made.append(Row(line: first, id: first == firstLine ? id : nil, content: .failure(.lineTooLong, hint: nil)))
+                made.append(Row(line: first, id: first == firstLine ? id : nil, content: .failure(.lineTooLong, hint: .lineTooLong)))
                 for later in rows[(start + 1)..<end] { made.append(Row(line: later.line, id: nil, content: .continuation(of: first))) }
                 skipping = (first, width)
                 break
@@ -309,16 +349,18 @@ struct LineSource {
 
     /// Where a run's rows start a new message: indices from 0 to `rows.count` (see the type's
     /// documentation). `final`: the run ended (else its last message may go on).
-    static func cuts(_ rows: [[UInt8]], final: Bool) -> [Int] {
+    /// `starts`: each row's `start(of:)`, when the caller has them (a long run is cut again
+    /// every `checkEvery` characters: each row's start is worked out once, not at every cut).
+    static func cuts(_ rows: [[UInt8]], final: Bool, starts given: [Start]? = nil) -> [Int] {
         let n = rows.count
+        let starts = given ?? rows.map { start(of: $0) }
         // Boundaries: the run's start, rows that start a v1–v3 header, the run's end.
         var candidates = [0]
-        for index in 1..<n { if case .rncryptor(let version, _) = start(of: rows[index]), version != 0 { candidates.append(index) } }
+        for index in 1..<n { if case .rncryptor(let version, _) = starts[index], version != 0 { candidates.append(index) } }
         candidates.append(n)
         guard candidates.count > 2, candidates.count <= 4096 else { return [0, n] }
         var charsBefore = [0]
         for row in rows { charsBefore.append(charsBefore[charsBefore.count - 1] + row.count) }
-        let starts = rows.map { start(of: $0) }
         // best[k]: (failed parts, -messages) for the rows before candidates[k], and the cut before it.
         var best: [(failed: Int, messages: Int, from: Int)] = [(0, 0, -1)]
         for k in 1..<candidates.count {
@@ -443,7 +485,7 @@ enum FormatHint: Hashable {
         }
     }
 
-    /// What a raw (not base64) input of this format is, after "binary data, not base64 messages; ".
+    /// What a raw (not base64) input of this format is, after "not a secret message (binary data); ".
     var rawDescription: String {
         switch self {
         case .openSSL: "it starts with \"Salted__\": OpenSSL enc made it, not RNCryptor (open it with openssl enc -d)"

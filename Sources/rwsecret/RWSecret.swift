@@ -11,8 +11,13 @@ struct RWSecret: ParsableCommand {
 
     static let fullConfiguration = CommandConfiguration(
         commandName: "rwsecret",
-        abstract: "Decrypt RNCryptor messages with the passwords kept in your keyring.",
+        abstract: "Open age, OpenPGP, Ansible Vault and RNCryptor messages with the passwords and keys you keep.",
         discussion: """
+            decrypt opens age files (a password, an identity or an SSH key), OpenPGP messages \
+            to a password (gpg -c), Ansible Vault files and YAML !vault values, and RNCryptor \
+            messages (one base64 message per line); encrypt --to writes age files to age1... \
+            recipients and SSH keys (identity new makes your own).
+
             Passwords live in the Secret Service keyring (--store keyring) or in an \
             encrypted vault file (--store file); `auto` picks the keyring when one is \
             running. No option ever takes a password on the command line.

@@ -104,7 +104,13 @@ final class RecordWriter {
     /// An input that holds binary data, not base64 lines: one line for the whole input
     /// (with what it is when it starts like another known format).
     func binary(_ source: String, hint: FormatHint?) {
-        inputFailed(source, "binary data, not base64 messages" + (hint.map { "; \($0.rawDescription)" } ?? ""))
+        inputFailed(source, "not a secret message (binary data)" + (hint.map { "; \($0.rawDescription)" } ?? ""))
+        status.record(.failure)
+    }
+
+    /// A text input none of whose rows is a message: one line for the whole input.
+    func notMessages(_ source: String, _ what: String) {
+        inputFailed(source, what)
         status.record(.failure)
     }
 

@@ -78,7 +78,7 @@ struct KindCommandTests {
         #expect(noIdentity.errLines == ["rwsecret: \(path("age-x25519.age")): an age file for X25519 recipients: no identity given opens it (give --identity FILE, or store one: rwsecret identity import)"])
         let foreign = try run(["decrypt", "--no-store", "--binary", "--identity", path("age-identity.txt"), path("age-foreign-recipient.age")])
         #expect(foreign.status == 1)
-        #expect(foreign.errLines == ["rwsecret: \(path("age-foreign-recipient.age")): an age file for X25519 recipients: none of the 1 identities opens it"])
+        #expect(foreign.errLines == ["rwsecret: \(path("age-foreign-recipient.age")): an age file for X25519 recipients: none of the 1 identities opens it (give the key it was made for with --identity FILE)"])
         #expect(foreign.stdout.isEmpty)
         let bad = dir.file("bad-identity", "AGE-SECRET-KEY-1NOTAKEY\n")
         let refused = try run(["decrypt", "--no-store", "--binary", "--identity", bad, path("age-x25519.age")])
@@ -111,7 +111,7 @@ struct KindCommandTests {
         #expect(records[4]["key"] as? String == "api_token" && records[4]["line"] as? Int == 10)
         #expect(records[1]["plaintext"] as? String == "db_password: hunter2\n")
         #expect(records[2]["plaintext"] as? String == "a line of text\n")
-        #expect(records[6]["error"] as? String == "an age file for X25519 recipients: none of the 1 identities opens it")
+        #expect(records[6]["error"] as? String == "an age file for X25519 recipients: none of the 1 identities opens it (give the key it was made for with --identity FILE)")
         #expect(result.status == 1)
         // Text: a whole file's plaintext as it is (no newline added), a value's with one.
         let text = try run(["decrypt", "--no-store", "--password-file", passwords, path("ansible-1.1.vault"), path("ansible-values.yml"), rn])

@@ -157,8 +157,8 @@ struct WrappedLinesTests {
         let tar = dir.file("backup.tar", bytes: tarHeader + [UInt8](repeating: 0, count: 400) + Array((Messages.password("x", "pw") + "\n").utf8))
         let after = dir.file("after.txt", Messages.password("still read", "pw") + "\n")
         let result = try run(["decrypt", "--no-store", random, tar, after])
-        #expect(result.errLines == ["rwsecret: \(random): binary data, not base64 messages",
-                                    "rwsecret: \(tar): binary data, not base64 messages"])
+        #expect(result.errLines == ["rwsecret: \(random): not a secret message (binary data)",
+                                    "rwsecret: \(tar): not a secret message (binary data)"])
         #expect(result.outLines == ["still read"])
         #expect(result.status == 1)
         // A Latin-1 comment does not make a file binary.
@@ -172,7 +172,7 @@ struct WrappedLinesTests {
         let raw = dir.file("secret.enc", bytes: Array("Salted__".utf8) + (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 200) })
         let result = try run(["decrypt", "--no-store", raw])
         #expect(result.errLines.count == 1, "\(result.errLines)")
-        #expect(result.errLines.first?.hasPrefix("rwsecret: \(raw): binary data, not base64 messages; ") == true)
+        #expect(result.errLines.first?.hasPrefix("rwsecret: \(raw): not a secret message (binary data); ") == true)
         #expect(result.errLines.first?.contains("openssl enc -d") == true)
         #expect(result.status == 1)
     }

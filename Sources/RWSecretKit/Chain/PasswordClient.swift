@@ -29,6 +29,10 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         /// The form of the preferred password that opened the last message (a hint for the head).
         var preferredForm: (version: UInt8, index: Int)?
         var lastBuild: (stored: Int, runOnly: Int, droppedDuplicates: Int) = (0, 0, 0)
+        /// Passwords added during the run (typed when nothing opened a message): they go first.
+        var added: [ChainPassword] = []
+        /// Only these stored passwords are tried (`decrypt --password-label`); nil: all of them.
+        var labels: [String]?
     }
 
     private let openStore: StoreOpener
@@ -68,8 +72,9 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         self.openStore = openStore
     }
 
-    /// The passwords given for the run alone, in the order given (the store is not opened).
-    package var runOnlyPasswords: [ChainPassword] { runOnly }
+    /// The passwords given for the run alone: those typed during the run (`add`) first, then
+    /// those given at the start, in the order given (the store is not opened).
+    package var runOnlyPasswords: [ChainPassword] { state.withLock { $0.added.reversed() } + runOnly }
 
     deinit { (state.withLock { $0.store } as? any ObservablePasswordStore)?.removeObserver(self) }
 
@@ -152,6 +157,26 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         }
     }
 
+    /// Tries only the stored passwords labelled `labels` (the run-only ones still follow); a
+    /// label the store does not hold makes building the chain fail with `.unknownLabels`.
+    package func onlyStored(labels: [String]) {
+        state.withLock { state in
+            state.labels = labels
+            state.chainIsCurrent = false
+        }
+    }
+
+    /// Adds `password` (asked for during the run) to the chain, first from now on until
+    /// another password opens a message. Kept for the run only, never stored.
+    package func add(_ password: ChainPassword) {
+        state.withLock { state in
+            state.added.append(password)
+            state.preferredName = password.name
+            state.preferredForm = nil
+            state.chainIsCurrent = false
+        }
+    }
+
     /// Forgets the store's passwords as read: the chain is rebuilt from the store before its next use.
     public func passwordStore(_ store: any PasswordStore, didChange change: PasswordStoreChange) {
         state.withLock { state in
@@ -164,10 +189,15 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         if state.stored == nil {
             state.stored = try state.store?.passwords().map { ChainPassword(name: $0.label, secret: $0.secret) } ?? []
         }
-        let stored = state.stored ?? []
+        var stored = state.stored ?? []
+        if let labels = state.labels {
+            let missing = labels.filter { label in !stored.contains { $0.name == label } }
+            guard missing.isEmpty else { throw .unknownLabels(missing) }
+            stored.removeAll { !labels.contains($0.name) }
+        }
         var passwords = stored
         var dropped = 0
-        for candidate in runOnly {
+        for candidate in runOnly + state.added {
             if passwords.contains(where: { $0.secret.isEqual(to: candidate.secret) }) {
                 dropped += 1
             } else {

@@ -31,9 +31,27 @@ final class InputFile {
 
     deinit { if owned { close(fd) } }
 
+    /// Bytes read from a stream and handed back (`unread`): read again before the descriptor.
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+
     /// Reads up to `count` bytes into `buffer`; 0 at end of file.
     func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(SystemError) -> Int {
-        try retryingOnInterrupt { Glibc.read(fd, buffer, count) }
+        if pendingStart < pending.count {
+            let n = min(count, pending.count - pendingStart)
+            pending.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + pendingStart, byteCount: n) }
+            pendingStart += n
+            if pendingStart == pending.count { pending = []; pendingStart = 0 }
+            return n
+        }
+        return try retryingOnInterrupt { Glibc.read(fd, buffer, count) }
+    }
+
+    /// Hands `bytes`, read from this stream, back: the next reads give them first (a stream
+    /// looked at for YAML that holds lines instead is read by the line reader from its start).
+    func unread(_ bytes: [UInt8]) {
+        pending = bytes + pending[pendingStart...]
+        pendingStart = 0
     }
 
     /// Whether the input is a regular file (so it can be read twice).

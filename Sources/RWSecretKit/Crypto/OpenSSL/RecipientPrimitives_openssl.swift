@@ -58,7 +58,7 @@ extension KindPrimitives {
 /// An RSA key held by OpenSSL (`EVP_PKEY`), for age's ssh-rsa stanzas: RSA-OAEP with SHA-256,
 /// MGF1-SHA-256 and the label `age-encryption.org/v1/ssh-rsa`.
 final class RSAKey: @unchecked Sendable {
-    private let key: OpaquePointer
+    fileprivate let key: OpaquePointer
     /// The modulus size in bits.
     let bits: Int
 
@@ -85,6 +85,12 @@ final class RSAKey: @unchecked Sendable {
         }
         key = made
         bits = Int(EVP_PKEY_get_bits(made))
+    }
+
+    /// A key OpenSSL made (its PEM reader): released with this object.
+    fileprivate init(owning key: OpaquePointer) {
+        self.key = key
+        bits = Int(EVP_PKEY_get_bits(key))
     }
 
     deinit { EVP_PKEY_free(key) }
@@ -167,5 +173,44 @@ package final class ChaChaPolySealer {
         var out = [UInt8](repeating: 0, count: plain.count + ChaChaPolyOpener.tagSize)
         plain.withUnsafeBytes { p in out.withUnsafeMutableBytes { seal(p, nonce: nonce, into: $0) } }
         return out
+    }
+}
+
+extension RSAKey {
+    /// An RSA private key from PEM text (`-----BEGIN RSA PRIVATE KEY-----` as `ssh-keygen -m PEM`
+    /// writes it, or PKCS#8 `PRIVATE KEY`), read by OpenSSL's PEM reader; an encrypted one
+    /// (`Proc-Type: 4,ENCRYPTED`, `ENCRYPTED PRIVATE KEY`) with `passphrase`. Nil when OpenSSL
+    /// cannot read it (a wrong passphrase among the reasons) or it is not RSA.
+    convenience init?(pem: [UInt8], passphrase: SecretBytes?) {
+        Crypto.initializeOpenSSL()
+        guard let bio = pem.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return nil }
+        defer { BIO_free(bio) }
+        // OpenSSL takes the passphrase as a NUL-terminated string when there is no callback.
+        var phrase = [UInt8](repeating: 0, count: (passphrase?.count ?? 0) + 1)
+        defer { Crypto.cleanse(&phrase) }
+        passphrase?.withUnsafeBytes { for (index, byte) in $0.enumerated() { phrase[index] = byte } }
+        let read = phrase.withUnsafeMutableBytes { PEM_read_bio_PrivateKey(bio, nil, nil, $0.baseAddress) }
+        ERR_clear_error()
+        guard let read else { return nil }
+        guard EVP_PKEY_get_base_id(read) == EVP_PKEY_RSA else { EVP_PKEY_free(read); return nil }
+        self.init(owning: read)
+    }
+
+    /// The public key in SSH wire form: `ssh-rsa`, e, n (mpints).
+    var sshWire: [UInt8]? {
+        func number(_ name: String) -> [UInt8]? {
+            var bn: OpaquePointer?
+            guard EVP_PKEY_get_bn_param(key, name, &bn) == 1, let bn else { ERR_clear_error(); return nil }
+            defer { BN_free(bn) }
+            var bytes = [UInt8](repeating: 0, count: Int((BN_num_bits(bn) + 7) / 8))
+            _ = BN_bn2bin(bn, &bytes)
+            return bytes.first.map { $0 & 0x80 != 0 } == true ? [0] + bytes : bytes
+        }
+        guard let e = number("e"), let n = number("n") else { return nil }
+        func string(_ bytes: [UInt8]) -> [UInt8] {
+            let count = UInt32(bytes.count)
+            return [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)] + bytes
+        }
+        return string(Array("ssh-rsa".utf8)) + string(e) + string(n)
     }
 }

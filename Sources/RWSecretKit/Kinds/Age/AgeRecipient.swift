@@ -115,6 +115,10 @@ package enum AgeRecipients {
     /// `ssh-rsa AAAA… [comment]`, as in `authorized_keys` or `github.com/NAME.keys`).
     package static func parse(_ text: String) throws(AgeRecipientError) -> any AgeRecipient {
         let trimmed = text.trimmingASCIIWhitespace()
+        if trimmed.hasPrefix("age1"), let (hrp, _) = AgeEncoding.decodeBech32(trimmed), hrp.hasPrefix("age1"), hrp != "age1pq" {
+            // age1NAME1…: a recipient for the plugin age-plugin-NAME (a YubiKey, a TPM, …).
+            throw .malformed("a plugin recipient (age-plugin-\(hrp.dropFirst(4))): rwsecret does not run age plugins")
+        }
         if trimmed.hasPrefix("age1") {
             guard let (hrp, data) = AgeEncoding.decodeBech32(trimmed), hrp == "age", data.count == 32, trimmed.lowercased() == trimmed else {
                 throw .malformed("not a valid age1… recipient")
@@ -137,10 +141,23 @@ package enum AgeRecipients {
     /// The recipients of an age recipients file: one per line, `#` comments and blank lines ignored.
     /// Errors name the line.
     package static func parseFile(_ text: String) throws(AgeRecipientError) -> [any AgeRecipient] {
+        var skipped: [(line: Int, type: String)] = []
+        return try parseFile(text, skipped: &skipped)
+    }
+
+    /// As `parseFile`; an SSH key of a type age does not encrypt to (`ecdsa-sha2-*`,
+    /// `sk-ssh-ed25519@openssh.com`, `sk-ecdsa-…`, as a `github.com/NAME.keys` list holds)
+    /// is skipped, named in `skipped` (line, type) for a warning, as `age -R` does.
+    package static func parseFile(_ text: String, skipped: inout [(line: Int, type: String)]) throws(AgeRecipientError) -> [any AgeRecipient] {
         var recipients: [any AgeRecipient] = []
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let trimmed = String(line).trimmingASCIIWhitespace()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if let type = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).first,
+               type.hasPrefix("ecdsa-sha2-") || type.hasPrefix("sk-ssh-") || type.hasPrefix("sk-ecdsa-") {
+                skipped.append((index + 1, String(type)))
+                continue
+            }
             do { recipients.append(try parse(trimmed)) } catch { throw .malformed("line \(index + 1): \(error)") }
         }
         guard !recipients.isEmpty else { throw .empty }

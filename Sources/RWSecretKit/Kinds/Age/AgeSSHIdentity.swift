@@ -51,12 +51,19 @@ struct SSHWireReader {
 /// An unencrypted OpenSSH private key used as an age identity: `ssh-ed25519` (its X25519 form,
 /// tweaked as age does) or `ssh-rsa` (RSA-OAEP-SHA256).
 package final class AgeSSHIdentity: Sendable {
-    private enum Key: Sendable {
+    enum Key: Sendable {
         case ed25519(secret: SecretBytes, montgomery: [UInt8])
         case rsa(RSAKey)
     }
 
     private let key: Key
+
+    /// A key read another way (a PEM RSA key, a passphrase-protected key through libssh).
+    init(key: Key, wire: [UInt8], stanzaType: String) {
+        self.key = key
+        self.wire = wire
+        self.stanzaType = stanzaType
+    }
     /// The public key in wire form.
     let wire: [UInt8]
     /// The stanza type it opens (`ssh-ed25519` or `ssh-rsa`).
@@ -67,12 +74,18 @@ package final class AgeSSHIdentity: Sendable {
         case malformed(String)
         case encrypted
         case unsupported(String)
+        /// The passphrase given does not open the key.
+        case wrongPassphrase
+        /// libssh, which reads passphrase-protected keys, is not there.
+        case noLibSSH(String)
 
         package var description: String {
             switch self {
             case .malformed(let why): "not an OpenSSH private key: \(why)"
-            case .encrypted: "an OpenSSH private key protected by a passphrase: rwsecret reads only unencrypted keys (decrypt it with ssh-keygen -p into a private copy, or use age)"
+            case .encrypted: "a private key protected by a passphrase: run rwsecret on a terminal to be asked for it"
             case .unsupported(let type): "\(type) keys are not age identities (age takes ssh-ed25519 and ssh-rsa)"
+            case .wrongPassphrase: "the passphrase does not open this key"
+            case .noLibSSH(let missing): "a passphrase-protected key needs libssh, which is missing (\(missing))"
             }
         }
     }
@@ -82,8 +95,12 @@ package final class AgeSSHIdentity: Sendable {
 
     /// Whether `text` holds an OpenSSH private key.
     package static func looksLikeKey(_ text: String) -> Bool {
-        text.trimmingASCIIWhitespace().hasPrefix(begin)
+        let trimmed = text.trimmingASCIIWhitespace()
+        return trimmed.hasPrefix(begin) || pemBegins.contains { trimmed.hasPrefix($0) }
     }
+
+    /// The PEM private keys read (`ssh-keygen -m PEM`, PKCS#8, encrypted or not).
+    static let pemBegins = ["-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----", "-----BEGIN ENCRYPTED PRIVATE KEY-----"]
 
     /// Parses an unencrypted OpenSSH private key file (`openssh-key-v1`, one key).
     package init(openSSH text: String) throws(ParseError) {

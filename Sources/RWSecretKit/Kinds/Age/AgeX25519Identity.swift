@@ -38,17 +38,34 @@ package final class AgeX25519Identity: Sendable {
 
     /// The identities of an age identity file: one per line, `#` comments and blank lines ignored.
     package static func parseFile(_ text: String) throws(ParseError) -> [AgeX25519Identity] {
+        var skipped: [ParseError] = []
+        return try parseFile(text, skipping: &skipped, skips: false)
+    }
+
+    /// As `parseFile`, but a post-quantum or plugin line among X25519 ones is skipped (`skipped`
+    /// says which, for a warning) rather than refusing the file; a file of none but those is refused.
+    package static func parseFile(_ text: String, skipped: inout [ParseError]) throws(ParseError) -> [AgeX25519Identity] {
+        try parseFile(text, skipping: &skipped, skips: true)
+    }
+
+    private static func parseFile(_ text: String, skipping skipped: inout [ParseError], skips: Bool) throws(ParseError) -> [AgeX25519Identity] {
         var identities: [AgeX25519Identity] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             var line = Substring(rawLine)
             line = line.drop { $0 == " " || $0 == "\t" }
             while line.last == " " || line.last == "\t" { line.removeLast() }
             if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("AGE-SECRET-KEY-PQ-1") { throw .unsupported(line: index + 1, type: "ML-KEM-768 + X25519 (post-quantum)") }
-            if line.hasPrefix("AGE-PLUGIN-") { throw .unsupported(line: index + 1, type: "plugin") }
+            let unsupported: ParseError? = line.hasPrefix("AGE-SECRET-KEY-PQ-1") ? .unsupported(line: index + 1, type: "ML-KEM-768 + X25519 (post-quantum)")
+                : line.hasPrefix("AGE-PLUGIN-") ? .unsupported(line: index + 1, type: "plugin") : nil
+            if let unsupported {
+                guard skips else { throw unsupported }
+                skipped.append(unsupported)
+                continue
+            }
             guard let identity = AgeX25519Identity(String(line)) else { throw .malformed(line: index + 1) }
             identities.append(identity)
         }
+        if identities.isEmpty, let first = skipped.first { throw first }
         guard !identities.isEmpty else { throw .empty }
         return identities
     }

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Issue 35, item 2: SSH keys as people have them. A passphrase-protected OpenSSH key is asked
+/// for its passphrase (libssh reads it), a PEM RSA key is read (OpenSSL), a GitHub .keys list's
+/// ecdsa and sk lines are skipped with a warning, an identity file's post-quantum line is
+/// skipped with a warning, and a plugin recipient is named as one. With the real ssh-keygen and age.
+@Suite("SSH keys and age identities as people have them")
+struct SSHKeyTests {
+    init() { brokenPipesIgnored }
+
+    let dir = TemporaryFolder()
+    var environment: [String: String] { RWSecretProcess.environment(home: dir.url) }
+    static let available = ["/usr/bin/ssh-keygen", "/usr/bin/age", "/usr/bin/age-keygen"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    func tool(_ path: String, _ arguments: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try RWSecretProcess.run(arguments, stdin: stdin, environment: environment, executable: URL(fileURLWithPath: path))
+    }
+
+    /// A key made by ssh-keygen (`options`, e.g. `-t ed25519 -N PASS`) and a file age encrypted to it.
+    func keyAndMessage(_ name: String, _ options: [String]) throws -> (key: String, message: String) {
+        let key = dir.url.appendingPathComponent(name).path
+        try #require(try tool("/usr/bin/ssh-keygen", ["-q", "-f", key] + options).status == 0)
+        let message = key + ".age"
+        try #require(try tool("/usr/bin/age", ["-R", key + ".pub", "-o", message], stdin: Data("opened \(name)\n".utf8)).status == 0)
+        return (key, message)
+    }
+
+    // A passphrase-protected OpenSSH *RSA* key is not read yet: libssh 0.10 does not export it
+    // unprotected ("libssh could not read the key"); ed25519, the usual key, is.
+    @Test("a passphrase-protected id_ed25519 is asked for its passphrase on the terminal and opens the file (before: refused)",
+          .enabled(if: available && PseudoTerminal.isAvailable), arguments: [["-t", "ed25519"]])
+    func passphraseKey(_ type: [String]) throws {
+        let (key, message) = try keyAndMessage("id_\(type[1])", type + ["-N", "key phrase 1"])
+        let line = "\(PseudoTerminal.rwsecret) decrypt --no-store --identity '\(key)' '\(message)'"
+        let session = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "key phrase 1")])
+        #expect(!session.timedOut && session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("opened id_\(type[1])"), "\(session.lines)")
+        #expect(!session.raw.contains("key phrase 1"), "no echo")
+        // A wrong passphrase three times: 65, nothing opened.
+        let wrong = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "no"), ("Enter passphrase for", "no"), ("Enter passphrase for", "no")])
+        #expect(!wrong.timedOut && wrong.status == 65, "\(wrong.raw)")
+        // No terminal: an error that says how to be asked.
+        let script = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
+        #expect(script.status == 65)
+        #expect(script.stderr.contains("protected by a passphrase"), "\(script.stderr)")
+    }
+
+    @Test("a PEM RSA key (ssh-keygen -m PEM) opens an age file to its public key (before: not an OpenSSH key)",
+          .enabled(if: available))
+    func pemRSA() throws {
+        let (key, message) = try keyAndMessage("id_rsa", ["-t", "rsa", "-b", "2048", "-m", "PEM", "-N", ""])
+        #expect(try String(contentsOfFile: key, encoding: .utf8).hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
+        let result = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.out == "opened id_rsa\n\n" || result.out == "opened id_rsa\n", "\(result.out)")
+    }
+
+    @Test("--to-file with a GitHub .keys list: ecdsa and sk lines are skipped with a warning, the others used (before: the run failed)",
+          .enabled(if: available))
+    func githubKeys() throws {
+        let ecdsa = dir.url.appendingPathComponent("ecdsa").path
+        try #require(try tool("/usr/bin/ssh-keygen", ["-q", "-t", "ecdsa", "-N", "", "-f", ecdsa]).status == 0)
+        let (key, _) = try keyAndMessage("id_ed25519", ["-t", "ed25519", "-N", ""])
+        let list = dir.file("NAME.keys", try String(contentsOfFile: ecdsa + ".pub", encoding: .utf8)
+                            + "sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1NTE5QG9wZW5zc2guY29tAAAAIEX/dQ0v4127bEo8eeG1EV0ApO2lWbSqNOIyt4P8BUmqAAAABHNzaDo=\n"
+                            + (try String(contentsOfFile: key + ".pub", encoding: .utf8)))
+        let out = dir.url.appendingPathComponent("to.age").path
+        let made = try RWSecretProcess.run(["encrypt", "--to-file", list, "-o", out], stdin: Data("for the list\n".utf8), environment: environment)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.errLines.count == 2, "\(made.stderr)")
+        #expect(made.errLines.first?.contains("\(list):1: ecdsa-sha2-nistp256 keys are not age recipients: skipped") == true, "\(made.stderr)")
+        #expect(made.errLines.last?.contains("\(list):2: sk-ssh-ed25519@openssh.com keys") == true, "\(made.stderr)")
+        let opened = try tool("/usr/bin/age", ["-d", "-i", key, out])
+        #expect(opened.out == "for the list\n", "\(opened.stderr)")
+    }
+
+    @Test("an identity file with a post-quantum line still uses its X25519 lines, with a warning (before: refused)", .enabled(if: available))
+    func postQuantumLine() throws {
+        let keys = try tool("/usr/bin/age-keygen", [])
+        let secret = try #require(keys.outLines.first { $0.hasPrefix("AGE-SECRET-KEY-1") })
+        let file = dir.file("identities.txt", "AGE-SECRET-KEY-PQ-1QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ\n" + secret + "\n")
+        chmod(file, 0o600)
+        let recipient = try tool("/usr/bin/age-keygen", ["-y", file.replacingOccurrences(of: "identities.txt", with: "")], stdin: Data())
+        _ = recipient
+        let publicKey = try #require(keys.errLines.first { $0.contains("age1") }.map { String($0[$0.range(of: "age1")!.lowerBound...]) } ?? keys.outLines.first { $0.contains("public key: ") }.map { String($0.split(separator: " ").last!) })
+        let message = dir.url.appendingPathComponent("x.age").path
+        try #require(try tool("/usr/bin/age", ["-r", publicKey, "-o", message], stdin: Data("pq file\n".utf8)).status == 0)
+        let result = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", file, message], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.out.hasPrefix("pq file"))
+        #expect(result.errLines.count == 1 && result.errLines[0].contains("post-quantum") && result.errLines[0].hasPrefix("rwsecret: warning: "), "\(result.stderr)")
+    }
+
+    @Test("a plugin recipient is named as one (before: not a valid age1… recipient)")
+    func pluginRecipient() throws {
+        let result = try RWSecretProcess.run(["encrypt", "--to", "age1yubikey1qwt50d05nh5vutpdzmlg5wn80xq5negm4uj9ghv0snvdd3yysf5yw3rhl3t"],
+                                             stdin: Data("x\n".utf8), environment: environment)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("a plugin recipient (age-plugin-yubikey)"), "\(result.stderr)")
+    }
+}
