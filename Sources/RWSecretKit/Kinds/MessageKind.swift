@@ -14,6 +14,8 @@ package enum Credential: Sendable {
     case ageX25519(AgeX25519Identity)
     /// An unencrypted OpenSSH private key (`ssh-ed25519`, `ssh-rsa`) as an age identity.
     case ageSSH(AgeSSHIdentity)
+    /// An OpenPGP secret key (its encryption keys' secrets read), for PKESK packets.
+    case openPGPKey(OpenPGPTransferableKey)
 }
 
 /// What offering one credential to a message gave.
