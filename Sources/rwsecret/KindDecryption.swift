@@ -13,9 +13,12 @@ struct KindDecryption {
     let session: DecryptSession
     let identities: IdentityChain
 
-    /// The identities a message of `kind` is offered: none but to an age file.
+    /// The identities a message of `kind` is offered: age identities and SSH keys to an age
+    /// file, OpenPGP secret keys to an OpenPGP message, none to another.
     func offered(to kind: any MessageKind.Type) throws -> [NamedIdentity] {
-        kind == AgeKind.self ? try identities.identities() : []
+        if kind == AgeKind.self { return try identities.identities().filter { !$0.isOpenPGP } }
+        if kind == OpenPGPKind.self { return try identities.identities().filter(\.isOpenPGP) }
+        return []
     }
 
     /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
@@ -44,6 +47,13 @@ struct KindDecryption {
         for path in paths {
             var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
             defer { Crypto.cleanse(&bytes) }
+            if OpenPGPTransferableKey.looksLikeKey(bytes) {
+                IdentityFiles.warnIfLoose(path)
+                for key in try OpenPGPIdentityFiles.secretKeys(bytes, path: path, passphraseFile: nil) {
+                    named.append(NamedIdentity(name: path, openPGP: key))
+                }
+                continue
+            }
             if let ssh = try IdentityFiles.openSSHKey(bytes, path: path) {
                 named.append(NamedIdentity(name: path, ssh: ssh))
                 continue
@@ -137,6 +147,11 @@ struct KindDecryption {
                 return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it", .failure)
             }
             return ("no password opened this age file (tried \(failure.tried))", .failure)
+        case .noMatch(let keyIDs) where failure.kind == .openpgp && !keyIDs.isEmpty:
+            // As gpg names them: the key IDs in 16 hex digits.
+            let keys = (keyIDs.count == 1 ? "key " : "keys ") + keyIDs.joined(separator: ", ")
+            let holder = identities == 0 ? "which no identity holds (import its secret key: rwsecret identity import KEYFILE)" : "which none of the \(identities) identities holds"
+            return ("an OpenPGP message encrypted to \(keys), \(holder)" + (failure.tried > 0 ? "; no password opened it (tried \(failure.tried))" : ""), .failure)
         case .noMatch:
             return ("no password opened this \(what) (tried \(failure.tried))", .failure)
         case .io(let error):
@@ -266,7 +281,7 @@ extension KindDecryption {
         } catch {
             var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.count).0)), winner: nil)
             // An age file for identities only is not a password's to open.
-            if passwords.isEmpty, error.tried == 0, case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") {
+            if passwords.isEmpty, error.tried == 0, case .noMatch(let types) = error.error, K.name == .age ? types.contains("scrypt") : types.isEmpty {
                 record.emptyChain = true
             }
             return record

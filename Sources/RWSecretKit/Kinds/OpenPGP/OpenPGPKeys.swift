@@ -724,3 +724,33 @@ enum OpenPGPKeyFile {
         out.append(contentsOf: body)
     }
 }
+
+extension OpenPGPTransferableKey {
+    /// The unprotected secret key, ASCII-armored (`-----BEGIN PGP PRIVATE KEY BLOCK-----`, with
+    /// its CRC-24), as `identity export` writes it for gpg --import.
+    package func armoredSecret() -> SecretBytes? {
+        guard let unprotected else { return nil }
+        var binary = unprotected.withUnsafeBytes { Array($0) }
+        defer { Crypto.cleanse(&binary) }
+        var encoded: [UInt8] = []
+        Base64.encode(binary, padded: true, into: &encoded)
+        defer { Crypto.cleanse(&encoded) }
+        var out = Array("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n".utf8)
+        var start = 0
+        while start < encoded.count {
+            out += encoded[start..<min(start + 64, encoded.count)]
+            out.append(0x0a)
+            start += 64
+        }
+        let crc = OpenPGPKeyFile.crc24(binary)
+        out += Array(("=" + Base64.encode([UInt8(crc >> 16), UInt8(crc >> 8 & 0xff), UInt8(crc & 0xff)]) + "\n-----END PGP PRIVATE KEY BLOCK-----\n").utf8)
+        defer { Crypto.cleanse(&out) }
+        return SecretBytes(out)
+    }
+
+    /// The keys this can decrypt with in this build (ElGamal is not in OpenSSL).
+    package var usableDecryptionKeys: [OpenPGPKey] { decryptionKeys.filter { $0.algorithm != 16 } }
+
+    /// What `identity list` and import say of it: the fingerprint, then the user ID.
+    package var words: String { fingerprintHex + (userID.map { " " + $0 } ?? "") }
+}
