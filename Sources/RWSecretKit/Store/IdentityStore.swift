@@ -29,7 +29,9 @@ package struct StoredIdentity: Sendable {
     /// The OpenPGP secret key this holds; nil when its secret is not one (a damaged item).
     package var openPGPKey: OpenPGPTransferableKey? {
         guard kind == .openPGP else { return nil }
-        return try? OpenPGPTransferableKey.parse(secret.withUnsafeBytes { Array($0) }, secret: true).first
+        var bytes = secret.withUnsafeBytes { Array($0) }
+        defer { Crypto.cleanse(&bytes) }
+        return try? OpenPGPTransferableKey.parse(bytes, secret: true).first
     }
 }
 

@@ -28,7 +28,9 @@ package enum OpenPGPKeyPrimitives {
 
     /// An RSA private key from OpenPGP's parts (n, e, d; p and q are checked by OpenSSL's use).
     static func rsaPrivateKey(n: [UInt8], e: [UInt8], d: SecretBytes) -> OpaquePointer? {
-        d.withUnsafeBytes { dBytes in makeRSA([("n", n), ("e", e), ("d", Array(dBytes))], keypair: true) }
+        var dBytes = d.withUnsafeBytes { Array($0) }
+        defer { Crypto.cleanse(&dBytes) }
+        return makeRSA([("n", n), ("e", e), ("d", dBytes)], keypair: true)
     }
 
     /// An RSA public key from n and e.

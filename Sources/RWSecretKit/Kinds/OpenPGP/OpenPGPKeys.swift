@@ -226,7 +226,9 @@ package final class OpenPGPTransferableKey: @unchecked Sendable {
         case 6: if secret { throw .wrongType("an OpenPGP public key, not a secret key (export it with gpg --export-secret-keys)") }
         default: throw .malformed("it begins with packet tag \(first.tag), not a key")
         }
+        // Room for every packet at once: a growing array would leave its old storage unwiped.
         var out: [UInt8] = []
+        out.reserveCapacity(packets.reduce(0) { $0 + $1.body.count + 6 })
         defer { Crypto.cleanse(&out) }
         var primary: OpenPGPKey?
         var subkeys: [OpenPGPKey] = []
@@ -608,7 +610,8 @@ enum OpenPGPKeyFile {
     /// The binary form of a key file: itself, or what its armor holds (CRC-24 checked when present).
     static func dearmor(_ bytes: [UInt8]) throws(OpenPGPKeyError) -> [UInt8] {
         let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
-        guard text.first == UInt8(ascii: "-") else { return bytes }
+        // A copy of its own, which the caller wipes (the caller's array stays the caller's to wipe).
+        guard text.first == UInt8(ascii: "-") else { return bytes.withUnsafeBytes { Array($0) } }
         let lines = text.split(separator: 0x0a, omittingEmptySubsequences: false).map { line -> ArraySlice<UInt8> in
             var l = line
             while let last = l.last, last == 0x0d || last == 0x20 || last == 0x09 { l.removeLast() }

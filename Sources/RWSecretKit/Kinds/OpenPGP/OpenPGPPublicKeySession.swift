@@ -80,11 +80,16 @@ package struct OpenPGPPKESK: Sendable {
             case .curve25519:
                 // The MPI holds the native (little-endian) key reversed.
                 guard ephemeral.count == 33, ephemeral[0] == 0x40, scalar.count <= 32 else { return nil }
-                let native = SecretBytes(Array(([UInt8](repeating: 0, count: 32 - scalar.count) + scalar).reversed()))
+                let native = SecretBytes(count: 32) { out in
+                    for (index, byte) in scalar.reversed().enumerated() { out[index] = byte }
+                }
                 shared = OpenPGPKeyPrimitives.montgomery(privateKey: native, peer: Array(ephemeral[1...]), x448: false)
             default:
                 guard let nist = curve.nist, scalar.count <= nist.fieldSize else { return nil }
-                let padded = SecretBytes([UInt8](repeating: 0, count: nist.fieldSize - scalar.count) + scalar)
+                let padded = SecretBytes(count: nist.fieldSize) { out in
+                    let start = nist.fieldSize - scalar.count
+                    for (index, byte) in scalar.enumerated() { out[start + index] = byte }
+                }
                 shared = OpenPGPKeyPrimitives.ecdh(nist, privateScalar: padded, ownPublic: point, peer: ephemeral)
             }
             guard let shared, let kek = Self.ecdhKEK(shared: shared, curve: curve, hash: hash, cipher: cipherID, fingerprint: key.fingerprint),
