@@ -170,3 +170,51 @@ struct OpenPGPKeyPeerTests {
         #expect(throws: OpenPGPKeyError.self) { try OpenPGPTransferableKey.parse(Array("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nAAAA\n".utf8), secret: true) }
     }
 }
+
+/// RFC 9580 appendix A's v6 key (A.3/A.4: Ed25519 primary, X25519 subkey; A.5: the same locked
+/// with Argon2 and AEAD-OCB, S2K usage 253) and its X25519 message (A.8: PKESK v6, SEIPD v2
+/// OCB), as the RFC prints them (Fixtures/kinds/openpgp-rfc9580).
+@Suite("RFC 9580 appendix A: the v6 sample key and its X25519 message")
+struct OpenPGPRFC9580KeyTests {
+    static func fixture(_ name: String) -> [UInt8] {
+        Array(FileManager.default.contents(atPath: Fixtures.directory.appendingPathComponent("kinds/openpgp-rfc9580/" + name).path) ?? Data())
+    }
+
+    @Test("A.4: the fingerprints the RFC states (v6, SHA-256); A.8 opens to \"Hello, world!\"; tampered copies release nothing")
+    func unlockedKey() throws {
+        let key = try OpenPGPTransferableKey.parse(Self.fixture("a4-v6-secret-key.asc"), secret: true)[0]
+        #expect(key.fingerprintHex == "CB186C4F0609A697E4D52DFA6C722B0C1F1E27C18A56708F6525EC27BAD9ACC9")
+        #expect(key.usableDecryptionKeys.map { OpenPGPKeyFile.hex($0.fingerprint) } == ["12C83F1E706F6308FE151A417743A1F033790E93E9978488D1DB378DA9930885"])
+        #expect(key.primary.version == 6 && key.userID == nil && !key.wasProtected)
+        let message = Self.fixture("a8-v6pkesk-x25519-ocb.asc")
+        #expect(try Peers.open(OpenPGPKind.self, message, [.openPGPKey(key)]).get().plaintext == Array("Hello, world!".utf8))
+        for (position, copy) in Peers.tampered(message, count: 20) where message[position].isLetter64 {
+            let sink = MemoryPlaintext()
+            if let result = try? OpenPGPKind.decrypt(KindInput(bytes: copy), credentials: [.openPGPKey(key)], into: sink), sink.bytes == Array("Hello, world!".utf8) {
+                _ = result
+                continue  // a change the armor decodes away
+            }
+            #expect(sink.bytes.isEmpty, "byte \(position) changed, something released")
+        }
+    }
+
+    @Test("A.5: the locked key (S2K usage 253, Argon2, OCB) reads with \"correct horse battery staple\" and opens A.8")
+    func lockedKey() throws {
+        let locked = Self.fixture("a5-v6-secret-key-locked.asc")
+        // One Argon2 derivation of 2 GiB: the wrong passphrase (an AEAD tag that fails, as for
+        // usage 254's SHA-1) is checked on gpg's keys above, which cost less.
+        let key = try OpenPGPTransferableKey.parse(locked, secret: true, passphrase: { SecretBytes(utf8: "correct horse battery staple") })[0]
+        #expect(key.wasProtected && key.fingerprintHex == "CB186C4F0609A697E4D52DFA6C722B0C1F1E27C18A56708F6525EC27BAD9ACC9")
+        #expect(try Peers.open(OpenPGPKind.self, Self.fixture("a8-v6pkesk-x25519-ocb.asc"), [.openPGPKey(key)]).get().plaintext == Array("Hello, world!".utf8))
+        // Unprotected, it is byte for byte A.4's key.
+        let unlocked = try OpenPGPTransferableKey.parse(Self.fixture("a4-v6-secret-key.asc"), secret: true)[0]
+        #expect(key.unprotected!.isEqual(to: unlocked.unprotected!))
+    }
+}
+
+extension UInt8 {
+    /// A base64 letter (a changed one changes the decoded bytes).
+    fileprivate var isLetter64: Bool {
+        (0x41...0x5a).contains(self) || (0x61...0x7a).contains(self) || (0x30...0x39).contains(self) || self == 0x2b || self == 0x2f
+    }
+}
