@@ -171,6 +171,31 @@ struct OpenPGPKeyPeerTests {
     }
 }
 
+/// Keys and messages made by Sequoia's sq 0.27 (`sq key generate`, `sq encrypt`), fresh at
+/// every run: its cv25519 and RSA 3072 keys, binary, unprotected (`--with-password` asks on a
+/// terminal). `--compression none`: sq's default pads after the deflate stream, which is
+/// another reader tolerance (issue 34 item 4).
+@Suite("sq 0.27 keys and messages", .serialized)
+struct OpenPGPSequoiaKeyTests {
+    let folder = TemporaryFolder()
+
+    @Test("sq key generate's key opens sq encrypt's message to its certificate", arguments: ["cv25519", "rsa3k"])
+    func sqRoundTrip(_ suite: String) throws {
+        let sq = try #require(Peers.find("sq"), "sq is not installed: `make deps` (or apt-get install sq) installs it")
+        let key = folder.path + "/key-\(suite).pgp"
+        let cert = folder.path + "/cert-\(suite).pgp"
+        let made = try Peers.run([sq, "key", "generate", "--userid", "<sq@example.org>", "-c", suite, "--export", key], in: folder)
+        try #require(made.status == 0, "\(made.stderr)")
+        try #require(try Peers.run([sq, "key", "extract-cert", key, "-o", cert], in: folder).status == 0)
+        let plaintext = Peers.plaintext(3000)
+        let message = try Peers.run([sq, "encrypt", "--compression", "none", "--recipient-cert", cert], input: plaintext, in: folder)
+        try #require(message.status == 0, "\(message.stderr)")
+        let parsed = try OpenPGPTransferableKey.parse(Array(try Data(contentsOf: URL(fileURLWithPath: key))), secret: true)[0]
+        #expect(parsed.userID == "<sq@example.org>" && parsed.usableDecryptionKeys.count == 1)
+        #expect(try Peers.open(OpenPGPKind.self, message.stdout, [.openPGPKey(parsed)]).get().plaintext == plaintext)
+    }
+}
+
 /// RFC 9580 appendix A's v6 key (A.3/A.4: Ed25519 primary, X25519 subkey; A.5: the same locked
 /// with Argon2 and AEAD-OCB, S2K usage 253) and its X25519 message (A.8: PKESK v6, SEIPD v2
 /// OCB), as the RFC prints them (Fixtures/kinds/openpgp-rfc9580).
