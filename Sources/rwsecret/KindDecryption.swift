@@ -104,6 +104,7 @@ struct KindDecryption {
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
         if let literal = opened.literal { session.global.verboseLine("literal data: \(literal.words) (not used as a path)") }
+        for signer in opened.literal?.signers ?? [] { session.global.verboseLine("signed by \(signer), not verified") }
         do {
             switch destination {
             case .file(let path):
@@ -261,7 +262,8 @@ extension KindDecryption {
             let opened = try MessageKinds.open(kind, input: input, passwords: passwords, identities: offered, budget: budget, into: sink)
             if let cost = opened.cost { session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
             session.global.verboseLine("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
-                                       + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
+                                       + (opened.literal.map { "; literal data: \($0.words)" } ?? "")
+                                       + (opened.literal?.signers ?? []).map { "; signed by \($0), not verified" }.joined())
             var place = place
             place.literal = opened.literal
             let opener: Opener

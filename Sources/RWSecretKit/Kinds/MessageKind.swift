@@ -76,6 +76,9 @@ package struct LiteralData: Sendable, Equatable {
     package let name: [UInt8]
     /// Seconds since 1970 (0: none).
     package let date: UInt32
+    /// The keys a signed message says signed it (its one-pass signature packets): the key ID
+    /// (v3) or fingerprint (v6) in upper-case hex. Not verified.
+    package var signers: [String] = []
 
     package init(name: [UInt8], date: UInt32) {
         self.name = name

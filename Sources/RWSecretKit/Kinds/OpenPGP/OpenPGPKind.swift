@@ -333,6 +333,7 @@ package enum OpenPGPKind: MessageKind {
     static func releaseLiteral(from input: KindInput, into sink: some PlaintextSink, depth: Int) throws(KindError) -> LiteralData {
         guard depth <= 8 else { throw .payload("compressed data nested too deep") }
         var seenLiteral: LiteralData?
+        var signers: [String] = []
         while let packet = try OpenPGPPacket.readHeader(input) {
             let body = OpenPGPBodySource(input, length: packet.length)
             switch packet.tag {
@@ -372,14 +373,18 @@ package enum OpenPGPKind: MessageKind {
                     if filled > 0 { try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                 }
                 seenLiteral = literal
-            case 2, 4, 10, 21:
+            case 4:
+                // A one-pass signature: who signed (said, not verified: issue 34 item 5).
+                if let signer = OpenPGPSignerID.onePass(try body.readAll(limit: 1024)) { signers.append(signer) }
+            case 2, 10, 21:
                 // Signatures (not checked here: no public keys), markers and padding.
                 try body.skip()
             default:
                 throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
             }
         }
-        guard let seenLiteral else { throw .payload("no literal data in the encrypted data") }
+        guard var seenLiteral else { throw .payload("no literal data in the encrypted data") }
+        seenLiteral.signers = signers + seenLiteral.signers
         return seenLiteral
     }
 }
