@@ -59,10 +59,19 @@ extension RWSecret.Identity {
                 guard let found = identities.first(where: { $0.label == label }) else { throw StoreError.unknownLabels([label]) }
                 return found
             }
-            let identity = try stored.age()
-            var text = Array("# rwsecret identity \(Output.escaped(label))\n# public key: \(identity.recipient)\n".utf8)
-            identity.secretKeyText.withUnsafeBytes { text += $0 }
-            text.append(0x0a)
+            var text: [UInt8]
+            if stored.kind == .openPGP {
+                // An armored transferable secret key, unprotected, as gpg --import takes it.
+                guard let armored = try stored.openPGP().armoredSecret() else {
+                    throw CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid openpgp identity")
+                }
+                text = armored.withUnsafeBytes { Array($0) }
+            } else {
+                let identity = try stored.age()
+                text = Array("# rwsecret identity \(Output.escaped(label))\n# public key: \(identity.recipient)\n".utf8)
+                identity.secretKeyText.withUnsafeBytes { text += $0 }
+                text.append(0x0a)
+            }
             defer { Crypto.cleanse(&text) }
             do {
                 if kind == .replaceable {

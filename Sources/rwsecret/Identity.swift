@@ -121,14 +121,19 @@ extension RWSecret.Identity {
         func run() throws {
             let global = try group.globals(self.global)
             let identities = try CommandFailure.identityErrors { try global.openIdentityStore().identities() }
-            let rows = try identities.map { ($0.label, $0.kind, try $0.age().recipient) }
+            let rows = try identities.map { ($0.label, $0.kind, try $0.shown(withUserID: false), $0.kind == .openPGP ? try $0.openPGP().userID : nil) }
             if json {
                 let items = rows.enumerated().map { index, row in
-                    JSON.object([("label", .string(row.0)), ("kind", .string(row.1.rawValue)), ("recipient", .string(row.2)), ("position", .int(index + 1))])
+                    var fields: [(String, JSON.Value)] = [("label", .string(row.0)), ("kind", .string(row.1.rawValue)), ("recipient", .string(row.2))]
+                    if row.1 == .openPGP {
+                        fields.append(("fingerprint", .string(row.2)))
+                        if let userID = row.3 { fields.append(("user_id", .string(userID))) }
+                    }
+                    return JSON.object(fields + [("position", .int(index + 1))])
                 }
                 Output.standardOutput.line("[" + items.joined(separator: ",") + "]")
             } else {
-                for row in rows { Output.standardOutput.line(Output.escaped(row.0) + "\t" + row.2) }
+                for row in rows { Output.standardOutput.line(Output.escaped(row.0) + "\t" + row.2 + (row.3.map { "\t" + Output.escaped($0) } ?? "")) }
             }
         }
     }
@@ -137,11 +142,15 @@ extension RWSecret.Identity {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Store the identities of an age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes) and print their recipients.",
+            abstract: "Store the identities of an age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes) or an OpenPGP secret key file, and print their recipients.",
             discussion: """
                 Reads --file FILE, or stdin (asked without echo when stdin is a terminal). One \
                 identity is stored under LABEL; several under LABEL-1, LABEL-2...; without LABEL \
-                each takes the lowest free identity-N. All or nothing.
+                each takes the lowest free identity-N. All or nothing. An OpenPGP secret key \
+                (gpg --export-secret-keys, sq key generate; armored or binary) is one identity \
+                per key, with its encryption subkeys; a protected key is read once with its \
+                passphrase (--passphrase-file FILE, or asked on the terminal) and kept under the \
+                store's protection. Its fingerprint and user ID are printed.
                 """
         )
 
@@ -154,6 +163,10 @@ extension RWSecret.Identity {
         @Option(name: [.customShort("f"), .long], help: ArgumentHelp("The age identity file to read (- is stdin, the default).", valueName: "file"),
                 completion: .file())
         var file: String?
+
+        @Option(help: ArgumentHelp("An OpenPGP secret key's passphrase: the first line of FILE (default: asked on the terminal).", valueName: "file"),
+                completion: .file())
+        var passphraseFile: String?
 
         func run() throws {
             let global = try group.globals(self.global)
@@ -168,6 +181,9 @@ extension RWSecret.Identity {
                 if path != "-" { IdentityFiles.warnIfLoose(path) }
             }
             defer { Crypto.cleanse(&bytes) }
+            if OpenPGPTransferableKey.looksLikeKey(bytes) {
+                return try importOpenPGP(bytes, path: path, global: global)
+            }
             let parsed: [AgeX25519Identity]
             do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
                 throw CommandFailure(.dataError, "\(path == "-" ? "stdin" : Output.escaped(path)): \(error)")
@@ -197,6 +213,23 @@ extension RWSecret.Identity {
                 }
             }
         }
+
+        /// Stores the OpenPGP secret keys of a key file, one identity each; prints each one's
+        /// fingerprint and user ID.
+        func importOpenPGP(_ bytes: [UInt8], path: String, global: GlobalOptions) throws {
+            let keys = try OpenPGPIdentityFiles.secretKeys(bytes, path: path == "-" ? "stdin" : path, passphraseFile: passphraseFile)
+            let labels: [String?] = keys.count == 1 ? [label] : keys.indices.map { index in label.map { "\($0)-\(index + 1)" } }
+            let adding = zip(keys, labels).map { IdentityToAdd(label: $1, kind: .openPGP, secret: $0.unprotected!) }
+            try CommandFailure.identityErrors {
+                let store = try global.openIdentityStore()
+                let stored = try store.addIdentities(adding)
+                for key in keys { Output.standardOutput.line(key.fingerprintHex + (key.userID.map { " " + Output.escaped($0) } ?? "")) }
+                if !global.quiet {
+                    let names = stored.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
+                    Output.standardError.line("rwsecret: stored \(stored.count == 1 ? "identity" : "\(stored.count) identities") \(names) (\(store.kind.rawValue) store)")
+                }
+            }
+        }
     }
 
     /// `rwsecret identity recipient LABEL`.
@@ -220,7 +253,7 @@ extension RWSecret.Identity {
                 guard let found = identities.first(where: { $0.label == label }) else { throw StoreError.unknownLabels([label]) }
                 return found
             }
-            Output.standardOutput.line(try identity.age().recipient)
+            Output.standardOutput.line(try identity.shown(withUserID: false))
         }
     }
 

@@ -64,6 +64,14 @@ final class IdentityChain: @unchecked Sendable {
         do { identities = try store.identities() } catch { throw CommandFailure(error) }
         var named: [NamedIdentity] = []
         for identity in identities {
+            if identity.kind == .openPGP {
+                guard let key = identity.openPGPKey else {
+                    Output.standardError.line("rwsecret: warning: the stored identity '\(Output.escaped(identity.label))' is not a valid \(identity.kind.rawValue) identity; not used")
+                    continue
+                }
+                named.append(NamedIdentity(name: identity.label, openPGP: key))
+                continue
+            }
             guard let age = identity.ageIdentity else {
                 Output.standardError.line("rwsecret: warning: the stored identity '\(Output.escaped(identity.label))' is not a valid \(identity.kind.rawValue) identity; not used")
                 continue

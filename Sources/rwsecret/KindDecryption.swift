@@ -28,7 +28,7 @@ struct KindDecryption {
     func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
                               offered: inout Offered) throws -> Result<KindOpened, KindFailure> {
         let runOnly = session.client.runOnlyPasswords
-        let files = kind == AgeKind.self ? identities.fileIdentities() : []
+        let files = Self.fitting(identities.fileIdentities(), to: kind)
         offered = Offered(passwords: runOnly.count, identities: files.count)
         var storeError: (any Error)?
         var added = Offered()
@@ -37,7 +37,7 @@ struct KindDecryption {
                 let chain = try session.client.chainHead()?.chainPasswords() ?? []
                 // The run's passwords were tried already (the chain holds them, or a stored copy).
                 let rest = chain.filter { password in !runOnly.contains { $0.secret.isEqual(to: password.secret) } }
-                let stored = kind == AgeKind.self ? try identities.storedIdentities() : []
+                let stored = Self.fitting(try identities.storedIdentities(), to: kind)
                 added = Offered(passwords: rest.count, identities: stored.count)
                 return (rest, stored)
             } catch {
@@ -59,6 +59,14 @@ struct KindDecryption {
             throw storeError
         }
         return result
+    }
+
+    /// The identities a message of `kind` is offered: age identities and SSH keys to an age
+    /// file, OpenPGP secret keys to an OpenPGP message, none to another.
+    static func fitting(_ identities: [NamedIdentity], to kind: any MessageKind.Type) -> [NamedIdentity] {
+        if kind == AgeKind.self { return identities.filter { !$0.isOpenPGP } }
+        if kind == OpenPGPKind.self { return identities.filter(\.isOpenPGP) }
+        return []
     }
 
     /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
@@ -135,6 +143,13 @@ struct KindDecryption {
         for path in paths {
             var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
             defer { Crypto.cleanse(&bytes) }
+            if OpenPGPTransferableKey.looksLikeKey(bytes) {
+                IdentityFiles.warnIfLoose(path)
+                for key in try OpenPGPIdentityFiles.secretKeys(bytes, path: path, passphraseFile: nil) {
+                    named.append(NamedIdentity(name: path, openPGP: key))
+                }
+                continue
+            }
             if let ssh = try IdentityFiles.openSSHKey(bytes, path: path) {
                 named.append(NamedIdentity(name: path, ssh: ssh))
                 continue
@@ -189,6 +204,7 @@ struct KindDecryption {
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
         if let literal = opened.literal { session.global.verboseLine("literal data: \(literal.words) (not used as a path)") }
+        for signer in opened.literal?.signers ?? [] { session.global.verboseLine("signed by \(signer), not verified") }
         do {
             switch destination {
             case .file(let path):
@@ -233,6 +249,11 @@ struct KindDecryption {
                         + " (give the key it was made for with --identity FILE)", .failure)
             }
             return ("no password opened this age file (tried \(failure.tried))", .failure)
+        case .noMatch(let keyIDs) where failure.kind == .openpgp && !keyIDs.isEmpty:
+            // As gpg names them: the key IDs in 16 hex digits.
+            let keys = (keyIDs.count == 1 ? "key " : "keys ") + keyIDs.joined(separator: ", ")
+            let holder = identities == 0 ? "which no identity holds (import its secret key: rwsecret identity import KEYFILE)" : "which none of the \(identities) identities holds"
+            return ("an OpenPGP message encrypted to \(keys), \(holder)" + (failure.tried > 0 ? "; no password opened it (tried \(failure.tried))" : ""), .failure)
         case .noMatch:
             return ("no password opened this \(what) (tried \(failure.tried))", .failure)
         case .io(let error):
@@ -342,13 +363,18 @@ extension KindDecryption {
                 return (value.text.count, { [self] in recordOrFailure(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place) })
             }
         }
-        // The store opens here (a failure stops the run, 69); with nothing in the chain, the run
-        // stops at the first record that needs a password: made here, in order.
-        let passwords: [ChainPassword]
-        do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
-            throw CommandFailure(error)
+        // With what the run was given (passwords, --identity files) the items run on the
+        // pipeline's threads and the store opens only if those do not open one (openLazily).
+        // Else the store opens here (a failure stops the run, 69); with nothing in the chain, the
+        // run stops at the first record that needs a password: made here, in order.
+        if session.client.runOnlyPasswords.isEmpty && identities.fileIdentities().isEmpty {
+            let passwords: [ChainPassword]
+            do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+                throw CommandFailure(error)
+            }
+            if passwords.isEmpty { return .records(items.map { $0.make() }) }
         }
-        return passwords.isEmpty ? .records(items.map { $0.make() }) : .items(items)
+        return .items(items)
     }
 
     /// `record`, on a pipeline thread: a store that fails now (it opened for `work`) fails this record.
@@ -438,7 +464,8 @@ extension KindDecryption {
             if session.global.verbose {
                 if let cost = opened.cost { notes.append("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
                 notes.append("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
-                             + (opened.literal.map { "; literal data: \($0.words)" } ?? ""))
+                             + (opened.literal.map { "; literal data: \($0.words)" } ?? "")
+                             + (opened.literal?.signers ?? []).map { "; signed by \($0), not verified" }.joined())
             }
             var place = place
             place.literal = opened.literal
@@ -459,7 +486,7 @@ extension KindDecryption {
         } catch {
             var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.identities).0)), winner: nil)
             // An age file for identities only is not a password's to open.
-            if offered.passwords == 0, error.tried == 0, case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") {
+            if offered.passwords == 0, error.tried == 0, case .noMatch(let types) = error.error, K.name == .age ? types.contains("scrypt") : types.isEmpty {
                 record.emptyChain = true
             }
             return record

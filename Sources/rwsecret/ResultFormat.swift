@@ -147,6 +147,11 @@ struct JSONFormat: ResultFormat {
                 members.append(("literal_name_base64", .string(Base64.encode(literal.name))))
             }
             members.append(("literal_date", literal.date == 0 ? .null : .string(literal.isoDate)))
+            if !literal.signers.isEmpty {
+                // Who the message says signed it; not verified (issue 34 item 5).
+                members.append(("signed_by", .string(literal.signers.joined(separator: " "))))
+                members.append(("signature", .string("not verified")))
+            }
         }
         if idColumn {
             if let id = place.id {

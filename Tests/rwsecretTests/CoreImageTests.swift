@@ -35,10 +35,10 @@ struct CoreImageTests {
     /// Runs `rwsecret ARGS` stopped at its exit, takes its core image, and counts the copies
     /// of `password` and `plaintext` in it; the decrypt's exit status and stdout.
     func copies(_ arguments: [String], password: String, plaintext: String, in dir: TemporaryFolder,
-                environment extra: [String: String] = [:]) throws -> (password: Int, plaintext: Int, status: Int32, out: String) {
+                environment extra: [String: String] = [:], passwordBytes: [UInt8]? = nil) throws -> (password: Int, plaintext: Int, status: Int32, out: String) {
         let shim = try Shim.build(Self.pauseAtExit, named: "pause-at-exit", in: dir.url)
         // The secrets reach the script as files: in its environment they would be in the core image.
-        _ = dir.file("needles", password + "\n" + plaintext + "\n")
+        _ = dir.file("needles", bytes: (passwordBytes ?? Array(password.utf8)) + [0x0a] + Array(plaintext.utf8) + [0x0a])
         let script = """
             set -u
             rm -f "$DIR/paused" "$DIR"/core.*
@@ -196,5 +196,62 @@ struct CoreImageTests {
         #expect(out.contains(plaintext), "\(out)")
         #expect((value("passphrase") ?? 99) <= 1, "\(run.out): copies of RWSECRET_VAULT_PASSPHRASE's value mid-run")
         #expect((value("password") ?? 99) <= 1, "\(run.out): copies of RWSECRET_PASSWORD's value mid-run")
+    }
+
+    /// Issue 34: a stored OpenPGP secret key (cv25519, the vault's) that opens a gpg -e message:
+    /// its secret scalar is not left in the core image at exit (searched for by 16 of its bytes
+    /// with no line feed or NUL, as grep -F takes them).
+    @Test(arguments: [false, true])
+    func aStoredOpenPGPKeyIsNotLeftBehind(binary: Bool) throws {
+        let gpg = try #require(["/usr/bin/gpg", "/bin/gpg"].first { FileManager.default.isExecutableFile(atPath: $0) }, "gpg is not installed (make deps)")
+        let dir = TemporaryFolder()
+        let extra = ["RWSECRET_VAULT_PASSPHRASE": "a vault passphrase for the core test"]
+        let environment = RWSecretProcess.environment(home: dir.url, extra: extra)
+        let home = dir.path + "/gnupg"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        func gpgRun(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
+            try RWSecretProcess.run([gpg, "--homedir", home, "--batch", "--yes", "--trust-model", "always", "--pinentry-mode", "loopback", "--passphrase", ""] + args,
+                                    stdin: stdin, environment: environment, directory: dir.url, executable: URL(fileURLWithPath: "/usr/bin/env"))
+        }
+        defer { _ = try? RWSecretProcess.run(["--homedir", home, "--kill", "gpg-agent"], environment: environment, executable: URL(fileURLWithPath: "/usr/bin/gpgconf")) }
+        try #require(try gpgRun(["--quick-gen-key", "Core <core@example.org>", "future-default", "default", "never"]).status == 0)
+        let keyFile = dir.path + "/key.gpg"
+        try #require(try gpgRun(["-o", keyFile, "--export-secret-keys", "core@example.org"]).status == 0)
+        chmod(keyFile, 0o600)
+        // The cv25519 subkey's secret: the 32-byte MPI before the checksum at the end of the last
+        // secret subkey packet (tag 7, unprotected).
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: keyFile)))
+        var i = 0
+        var scalar: [UInt8] = []
+        while i + 2 < bytes.count {
+            var tag = bytes[i] & 0x3f
+            var length = Int(bytes[i + 1])
+            var header = 2
+            if bytes[i] & 0x40 == 0 {
+                // Old format: the tag in bits 5-2, a length of 1, 2 or 4 bytes.
+                tag = (bytes[i] >> 2) & 0x0f
+                let size = [1, 2, 4, 1][Int(bytes[i] & 3)]
+                length = bytes[(i + 1)...(i + size)].reduce(0) { $0 << 8 | Int($1) }
+                header = 1 + size
+            } else if length >= 192 && length < 224 {
+                length = (length - 192) << 8 + Int(bytes[i + 2]) + 192
+                header = 3
+            }
+            if tag == 7 && i + header + length <= bytes.count { scalar = Array(bytes[(i + header + length - 34)..<(i + header + length - 2)]) }
+            i += header + length
+        }
+        try #require(scalar.count == 32)
+        let window = try #require((0...16).map { Array(scalar[$0..<($0 + 16)]) }.first { !$0.contains(0x0a) && !$0.contains(0) })
+        let imported = try RWSecretProcess.run(["--store", "file", "identity", "import", "core", "--file", keyFile], environment: environment)
+        try #require(imported.status == 0, "\(imported.stderr)")
+        try FileManager.default.removeItem(atPath: keyFile)
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let message = dir.path + "/m.gpg"
+        try #require(try gpgRun(["-r", "core@example.org", "-o", message, "--encrypt"], stdin: Data(plaintext.utf8)).status == 0)
+        let found = try copies(["--store", "file", "decrypt"] + (binary ? ["--binary"] : []) + [message],
+                               password: "", plaintext: plaintext, in: dir, environment: extra, passwordBytes: window)
+        #expect(found.status == 0)
+        #expect(found.out.contains(plaintext), "\(found.out)")
+        #expect(found.password == 0, "\(found.password) copies of the stored OpenPGP key's secret in the core image")
     }
 }

@@ -14,6 +14,8 @@ package enum Credential: Sendable {
     case ageX25519(AgeX25519Identity)
     /// An unencrypted OpenSSH private key (`ssh-ed25519`, `ssh-rsa`) as an age identity.
     case ageSSH(AgeSSHIdentity)
+    /// An OpenPGP secret key (its encryption keys' secrets read), for PKESK packets.
+    case openPGPKey(OpenPGPTransferableKey)
 }
 
 /// What offering one credential to a message gave.
@@ -74,6 +76,9 @@ package struct LiteralData: Sendable, Equatable {
     package let name: [UInt8]
     /// Seconds since 1970 (0: none).
     package let date: UInt32
+    /// The keys a signed message says signed it (its one-pass signature packets): the key ID
+    /// (v3) or fingerprint (v6) in upper-case hex. Not verified.
+    package var signers: [String] = []
 
     package init(name: [UInt8], date: UInt32) {
         self.name = name

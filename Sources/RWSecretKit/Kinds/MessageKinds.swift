@@ -54,6 +54,17 @@ package struct NamedIdentity: Sendable {
         self.name = name
         self.credential = .ageSSH(ssh)
     }
+
+    package init(name: String, openPGP key: OpenPGPTransferableKey) {
+        self.name = name
+        self.credential = .openPGPKey(key)
+    }
+
+    /// Whether this is an OpenPGP secret key (offered to OpenPGP messages, not to age files).
+    package var isOpenPGP: Bool {
+        if case .openPGPKey = credential { return true }
+        return false
+    }
 }
 
 /// The outcome of opening a message of another kind.

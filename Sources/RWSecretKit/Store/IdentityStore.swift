@@ -2,6 +2,9 @@
 package enum IdentityKind: String, Sendable, CaseIterable {
     /// An age X25519 identity; its secret is the `AGE-SECRET-KEY-1…` text.
     case ageX25519 = "age-x25519"
+    /// An OpenPGP secret key; its secret is the transferable secret key in binary form with
+    /// its secret packets unprotected (S2K usage 0), as gpg --import takes it.
+    case openPGP = "openpgp"
 }
 
 /// An identity (the private side of a recipient) and the label it is stored under.
@@ -21,6 +24,14 @@ package struct StoredIdentity: Sendable {
     package var ageIdentity: AgeX25519Identity? {
         guard kind == .ageX25519, let text = secret.decodedUTF8() else { return nil }
         return AgeX25519Identity(text)
+    }
+
+    /// The OpenPGP secret key this holds; nil when its secret is not one (a damaged item).
+    package var openPGPKey: OpenPGPTransferableKey? {
+        guard kind == .openPGP else { return nil }
+        var bytes = secret.withUnsafeBytes { Array($0) }
+        defer { Crypto.cleanse(&bytes) }
+        return try? OpenPGPTransferableKey.parse(bytes, secret: true).first
     }
 }
 

@@ -134,12 +134,15 @@ package enum AgeKind: MessageKind {
         case .password: header.scrypt != nil
         case .ageX25519: header.stanzas.contains { $0.type == "X25519" }
         case .ageSSH(let identity): header.stanzas.contains { $0.type == identity.stanzaType }
+        case .openPGPKey: false
         }
     }
 
     package static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<SecretBytes> {
         let fileKey: SecretBytes?
         switch credential {
+        case .openPGPKey:
+            return .notApplicable
         case .password(let password):
             guard let scrypt = header.scrypt else { return .notApplicable }
             switch unwrapScrypt(scrypt, password: password) {

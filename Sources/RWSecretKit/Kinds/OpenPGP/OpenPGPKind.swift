@@ -56,6 +56,8 @@ package enum OpenPGPKind: MessageKind {
     /// What is known before any password is tried.
     package final class Header {
         package let skesks: [SKESK]
+        /// The public-key encrypted session key packets that fit the encrypted data's version.
+        package internal(set) var pkesks: [OpenPGPPKESK] = []
         /// The key ids of the public-key encrypted session key packets (hex; all zeros: hidden).
         package let publicKeyIDs: [String]
         package let armored: Bool
@@ -124,6 +126,7 @@ package enum OpenPGPKind: MessageKind {
         let packets = armored ? KindInput(OpenPGPArmorSource(input)) : input
         var skesks: [SKESK] = []
         var keyIDs: [String] = []
+        var pkesks: [OpenPGPPKESK] = []
         var count = 0
         while true {
             guard let packet = try OpenPGPPacket.readHeader(packets) else {
@@ -139,9 +142,9 @@ package enum OpenPGPKind: MessageKind {
             case 3:
                 skesks.append(try parseSKESK(body.readAll(limit: 1024)))
             case 1:
-                let bytes = try body.readAll(limit: 8192)
-                guard bytes.count >= 10, bytes[0] == 3 || bytes[0] == 6 else { throw .header("malformed public-key session key packet") }
-                keyIDs.append(bytes[0] == 3 ? bytes[1..<9].map { hex($0) }.joined() : "v6")
+                let pkesk = try OpenPGPPKESK.parse(body.readAll(limit: 8192))
+                pkesks.append(pkesk)
+                keyIDs.append(pkesk.keyIDHex)
             case 10:
                 try body.skip()
             case 18:
@@ -149,24 +152,26 @@ package enum OpenPGPKind: MessageKind {
                 guard version == [1] || version == [2] else {
                     throw .header("unknown encrypted data version \(version.first.map(String.init) ?? "none")")
                 }
-                if skesks.isEmpty {
-                    if !keyIDs.isEmpty { throw .refused("encrypted to a public key, use `gpg -d` (key ids: \(keyIDs.joined(separator: ", ")))") }
-                    throw .header("encrypted data without a session key packet")
-                }
+                if skesks.isEmpty && pkesks.isEmpty { throw .header("encrypted data without a session key packet") }
                 // A v4 SKESK goes with SEIPD v1, a v6 one with SEIPD v2 (RFC 9580 5.3); others are ignored.
                 let fitting = skesks.filter { $0.version == (version == [1] ? 4 : 6) }
-                guard !fitting.isEmpty else {
-                    throw .header("SEIPD v\(version[0]) after session key packets of another version (v\(skesks[0].version))")
+                let fittingKeys = try fittingPKESKs(pkesks, seipd: version[0], passwords: !fitting.isEmpty)
+                guard !fitting.isEmpty || !fittingKeys.isEmpty else {
+                    throw .header("SEIPD v\(version[0]) after session key packets of another version (" + (skesks.first.map { "v\($0.version)" } ?? "PKESK v\(pkesks[0].version)") + ")")
                 }
                 for skesk in fitting { try skesk.s2k.validate() }
                 if version == [2] {
                     let fields = try body.readPrefix(35)
                     guard fields.count == 35 else { throw .header("SEIPD v2 packet cut short") }
                     let v2 = try parseSEIPDv2(fields)
-                    return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: [], v2: v2, body: body, packets: packets)
+                    let header = Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: [], v2: v2, body: body, packets: packets)
+                    header.pkesks = fittingKeys
+                    return header
                 }
                 let prefix = try body.readPrefix(18)
-                return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: prefix, body: body, packets: packets)
+                let header = Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: prefix, body: body, packets: packets)
+                header.pkesks = fittingKeys
+                return header
             case 20:
                 // LibrePGP's AEAD packet goes with v5 SKESKs (OpenPGPLibrePGP.swift).
                 let v2 = try parseAEADPacket(body)
@@ -247,12 +252,14 @@ package enum OpenPGPKind: MessageKind {
         return SEIPDv2(cipher: cipher, mode: mode, chunkOctet: fields[2], salt: Array(fields[3..<35]))
     }
 
-    package static func describeNoMatch(_ header: Header) -> [String] { [] }
+    package static func describeNoMatch(_ header: Header) -> [String] { describeKeys(header) }
 
     package static func literal(_ header: Header) -> LiteralData? { header.literal }
 
     package static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<SessionKey> {
-        guard case .password(let password) = credential else { return .notApplicable }
+        if case .openPGPKey(let key) = credential { return try unlock(header, key: key) }
+        // A message to keys alone has no place for a password.
+        guard case .password(let password) = credential, !header.skesks.isEmpty else { return .notApplicable }
         // One derivation per distinct S2K and key size, whatever the number of SKESKs.
         var derived: [(OpenPGPS2K, Int, SecretBytes)] = []
         for skesk in header.skesks {
@@ -307,7 +314,7 @@ package enum OpenPGPKind: MessageKind {
     }
 
     /// The quick check: the last two bytes of the random prefix repeated (RFC 9580 5.13.1).
-    private static func quickCheck(_ prefix: [UInt8], _ session: SessionKey) -> Bool {
+    static func quickCheck(_ prefix: [UInt8], _ session: SessionKey) -> Bool {
         let bs = session.cipher.blockSize
         guard prefix.count >= bs + 2, let cfb = session.cipher.cfb(key: session.key) else { return false }
         let plain = cfb.decrypt(prefix[0..<(bs + 2)])
@@ -408,6 +415,7 @@ package enum OpenPGPKind: MessageKind {
         guard depth <= maxNesting else { throw .payload("compressed data nested more than \(maxNesting) deep") }
         var seenLiteral: LiteralData?
         var seenCompressed = false
+        var signers: [String] = []
         // Data that is not a packet stream at all (`rnp --no-wrap` puts the bare file there): one
         // named error whatever its first bytes are.
         let noLiteral = KindError.payload("no literal data packet in the encrypted data")
@@ -467,7 +475,10 @@ package enum OpenPGPKind: MessageKind {
                     if filled > 0 { try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                 }
                 seenLiteral = literal
-            case 2, 4, 10, 21:
+            case 4:
+                // A one-pass signature: who signed (said, not verified: issue 34 item 5).
+                if let signer = OpenPGPSignerID.onePass(try body.readAll(limit: 1024)) { signers.append(signer) }
+            case 2, 10, 21:
                 // Signatures (not checked here: no public keys), markers and padding.
                 try body.skip()
             default:
@@ -475,6 +486,10 @@ package enum OpenPGPKind: MessageKind {
             }
         }
         guard seenLiteral != nil || seenCompressed else { throw noLiteral }
+        if var literal = seenLiteral {
+            literal.signers = signers + literal.signers
+            seenLiteral = literal
+        }
         return seenLiteral
     }
 }

@@ -1,0 +1,72 @@
+import RWSecretKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// OpenPGP secret keys as identities: read from a key file (`gpg --export-secret-keys`, `sq key
+/// generate`), armored or binary; a protected key is read once with its passphrase (from
+/// `--passphrase-file`, else asked on the terminal) and kept unprotected under the store's own
+/// protection, as age identities are.
+enum OpenPGPIdentityFiles {
+    /// The secret keys `bytes` hold (`path` names them in errors), each with an encryption key
+    /// rwsecret can use; a key without one is an error (65) that says why.
+    static func secretKeys(_ bytes: [UInt8], path: String, passphraseFile: String?) throws -> [OpenPGPTransferableKey] {
+        var failure: Error?
+        let ask = { () throws(OpenPGPKeyError) -> SecretBytes in
+            do {
+                if let passphraseFile {
+                    var text = try readSmallFile(passphraseFile, what: "passphrase file", limit: 1 << 16)
+                    defer { Crypto.cleanse(&text) }
+                    // The first line, without its line end (as gpg --passphrase-file reads it).
+                    let line = text.prefix { $0 != 0x0a }
+                    return SecretBytes(line.last == 0x0d ? line.dropLast() : line)
+                }
+                guard Terminal.canAsk else {
+                    throw CommandFailure(.dataError, "\(Output.escaped(path)): an OpenPGP secret key protected by a passphrase: give --passphrase-file FILE, or run where the terminal can ask")
+                }
+                return try Terminal.readSecret(prompt: "Passphrase of the OpenPGP key in \(Output.escaped(path)): ")
+            } catch {
+                failure = error
+                throw .needsPassphrase
+            }
+        }
+        let keys: [OpenPGPTransferableKey]
+        do { keys = try OpenPGPTransferableKey.parse(bytes, secret: true, passphrase: ask) } catch {
+            if let failure { throw failure }
+            throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
+        }
+        for key in keys where key.usableDecryptionKeys.isEmpty {
+            let why: String
+            if key.decryptionKeys.contains(where: { $0.algorithm == 16 }) {
+                why = "its encryption subkey is ElGamal, which OpenSSL does not have (add a cv25519 or RSA subkey: gpg --quick-add-key)"
+            } else if key.keys.contains(where: { $0.isForEncryption }) {
+                why = "the secret of its encryption subkey is not in the file (a stub: the key is on a smartcard or was exported without it)"
+            } else {
+                why = "it has no encryption subkey (a signing-only key; add one: gpg --quick-add-key FINGERPRINT cv25519 encr)"
+            }
+            throw CommandFailure(.dataError, "\(Output.escaped(path)): the OpenPGP key \(key.fingerprintHex): \(why)")
+        }
+        return keys
+    }
+}
+
+extension StoredIdentity {
+    /// The OpenPGP key, or a failure that names the damaged item (never its secret).
+    func openPGP() throws -> OpenPGPTransferableKey {
+        guard let key = openPGPKey else {
+            throw CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
+        }
+        return key
+    }
+
+    /// What `identity list` and `identity recipient` show: the age recipient, or the OpenPGP
+    /// key's fingerprint (and its user ID, for the list).
+    func shown(withUserID: Bool) throws -> String {
+        switch kind {
+        case .ageX25519: return try age().recipient
+        case .openPGP:
+            let key = try openPGP()
+            return withUserID ? key.fingerprintHex + (key.userID.map { "\t" + Output.escaped($0) } ?? "") : key.fingerprintHex
+        }
+    }
+}
