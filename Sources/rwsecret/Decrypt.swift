@@ -95,7 +95,7 @@ extension RWSecret {
                 completion: .list(["512M", "1G", "2G", "4G", "8G"]))
         var memory: String?
 
-        @Option(help: ArgumentHelp("The key-derivation work an OpenPGP message may ask of each password (Argon2: passes × memory; iterated S2K: bytes hashed; all its session key packets together), e.g. 64G (default: 12G, about 10 s a password).", valueName: "size"))
+        @Option(help: ArgumentHelp("The key-derivation work an OpenPGP message may ask of each password (Argon2: passes x memory; iterated S2K: bytes hashed; all its session key packets together), e.g. 64G (default: 12G, about 10 s a password).", valueName: "size"))
         var maxKdfCost: String?
 
         @Flag(help: "Also open RNCryptor v0 and v1 messages, whose HMAC does not cover their header: their plaintext is not fully authenticated (default: $RWSECRET_ALLOW_LEGACY=1, else refused).")

@@ -310,6 +310,12 @@ extension KindOpener {
     }
 }
 
+/// A record made on the reading thread, handed to the pipeline as an item already done.
+private final class MadeRecord: @unchecked Sendable {
+    let record: KindRecord
+    init(_ record: KindRecord) { self.record = record }
+}
+
 /// One record of another kind, for the line-mode writer.
 struct KindRecord {
     let place: RecordWriter.Place
@@ -344,45 +350,58 @@ extension KindDecryption {
     /// not disturbed; a stream (a pipe, a terminal) is looked at through `rows`, which reads
     /// no further than its first line, and then read on from there: no byte is read twice.
     func work(of input: InputFile, index: Int, rows: inout LineSource) throws -> KindWork? {
-        // A stream is read here, once.
-        guard input.isRegularFile else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
-        let items: [(bytes: Int, make: @Sendable () -> KindRecord)]
+        // A stream is read here, once; on a terminal (where a password may be asked when none
+        // opens a message) the records are made here too, in order.
+        guard input.isRegularFile, session.asker == nil else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
+        typealias Item = (bytes: Int, place: RecordWriter.Place, make: @Sendable () throws -> KindRecord)
+        let items: [Item]
         nonisolated(unsafe) let input = input  // read with pread only, by one item at a time
         let prefix = try readAt(input, count: detectionLength)
-        if let kind = MessageKinds.detect(prefix[...]) {
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
-            let size = (try? input.status()).map { Int($0.st_size) } ?? 0
-            items = [(min(size, Self.lineModeLimit), { [self] in recordOrFailure(kind, KindInput(PreadSource(input)), place: place) })]
-        } else {
+        // A whole file is opened here, one at a time: the identity or password that opened the
+        // file before goes first for the next (files in flight together would each try the
+        // chain in its old order: more tries, and more key derivations).
+        if MessageKinds.detect(prefix[...]) != nil { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
+        do {
+            session.inputLooksLikeYAML = Self.mayBeYAML(prefix)
             guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
             let text = try readAt(input, count: Int(size))
             let values = AnsibleVaultKind.vaultValues(inYAML: text)
-            guard !values.isEmpty else { return nil }
+            guard !values.isEmpty else {
+                session.inputVaultUnread = Self.mentionsVault(text)
+                return nil
+            }
             items = values.map { value in
                 let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
-                return (value.text.count, { [self] in recordOrFailure(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place) })
+                return (value.text.count, place, { [self] in try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place) })
             }
         }
-        // With what the run was given (passwords, --identity files) the items run on the
-        // pipeline's threads and the store opens only if those do not open one (openLazily).
-        // Else the store opens here (a failure stops the run, 69); with nothing in the chain, the
-        // run stops at the first record that needs a password: made here, in order.
-        if session.client.runOnlyPasswords.isEmpty && identities.fileIdentities().isEmpty {
+        // On a pipeline thread a store that fails (it opened already, or opens lazily for a
+        // later record) fails that record.
+        @Sendable func onPipeline(_ item: Item) -> (bytes: Int, make: @Sendable () -> KindRecord) {
+            (item.bytes, {
+                do { return try item.make() } catch {
+                    let reason = (error as? CommandFailure)?.message ?? "\(error)"
+                    return KindRecord(place: item.place, result: .failure(.otherKind(reason)), winner: nil)
+                }
+            })
+        }
+        guard !session.client.runOnlyPasswords.isEmpty || !identities.fileIdentities().isEmpty else {
+            // The store opens here (a failure stops the run, 69); with nothing in the chain, the
+            // run stops at the first record that needs a password: made here, in order.
             let passwords: [ChainPassword]
             do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
                 throw CommandFailure(error)
             }
-            if passwords.isEmpty { return .records(items.map { $0.make() }) }
+            if passwords.isEmpty { return .records(try items.map { try $0.make() }) }
+            return .items(items.map { onPipeline($0) })
         }
-        return .items(items)
-    }
-
-    /// `record`, on a pipeline thread: a store that fails now (it opened for `work`) fails this record.
-    private func recordOrFailure<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place) -> KindRecord {
-        do { return try record(kind, input, place: place) } catch {
-            let reason = (error as? CommandFailure)?.message ?? "\(error)"
-            return KindRecord(place: place, result: .failure(.otherKind(reason)), winner: nil)
-        }
+        // With what the run was given (passwords, --identity files), the store opens only when
+        // those do not open a message (openLazily): the first record is made here, so a store
+        // it needs and cannot open stops the run (69, naming --no-store); the rest run on the
+        // pipeline's threads.
+        let first = MadeRecord(try items[0].make())
+        let done: @Sendable () -> KindRecord = { first.record }
+        return .items([(items[0].bytes, done)] + items.dropFirst().map { onPipeline($0) })
     }
 
     func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {

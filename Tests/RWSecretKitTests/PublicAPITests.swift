@@ -237,7 +237,7 @@ struct PublicAPITests {
         let file = folder.appendingPathComponent("consumer.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
         // The C modules RWSecretKit was built with, as SwiftPM hands them to a dependent.
-        let moduleMaps = ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CZlib", "CBZip2", "CArgon2"].map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
+        let moduleMaps = ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CZlib", "CBZip2", "CArgon2", "CLibSSH"].map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
             + [binaries.appendingPathComponent("CSHA1Kernel.build/module.modulemap").path]
             + [root.appendingPathComponent(".build/checkouts/swift-system/Sources/CSystem/include/module.modulemap").path]
         let process = Process()

@@ -74,7 +74,16 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
 
     /// The passwords given for the run alone: those typed during the run (`add`) first, then
     /// those given at the start, in the order given (the store is not opened).
-    package var runOnlyPasswords: [ChainPassword] { state.withLock { $0.added.reversed() } + runOnly }
+    /// The last winner among them goes first, as in the chain.
+    package var runOnlyPasswords: [ChainPassword] {
+        state.withLock { state in
+            var passwords = state.added.reversed() + runOnly
+            if let name = state.preferredName, let index = passwords.firstIndex(where: { $0.name == name }), index > 0 {
+                passwords.insert(passwords.remove(at: index), at: 0)
+            }
+            return passwords
+        }
+    }
 
     deinit { (state.withLock { $0.store } as? any ObservablePasswordStore)?.removeObserver(self) }
 
