@@ -139,12 +139,9 @@ struct BinaryDecryption {
                 return .refused(report(output, Self.noUnnamedFile(output), .cannotCreate))
             }
             return .chosen(.file(FilePath(output)))
-        case .directory: return .refused(report(output, "cannot create: \(SystemError(code: EISDIR))", .cannotCreate))
-        case .plantedLink:
-            return .refused(report(output, "cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)", .cannotCreate))
-        case .plantedFile:
-            return .refused(report(output, "cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)", .cannotCreate))
-        // A symbolic link, a FIFO, a device: opened only once verified, by the kernel's rules.
+        case .directory, .symbolicLink, .plantedLink, .plantedFile:
+            return .refused(report(output, OutputPath.refusal(kind) ?? "cannot create", .cannotCreate))
+        // A FIFO, a device (or a link to one): opened only once verified.
         case .openedThrough: return .chosen(.openedLater(FilePath(output)))
         }
     }

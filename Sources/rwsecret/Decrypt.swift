@@ -152,7 +152,8 @@ extension RWSecret {
             let jobCount = try JobCount.resolve(option: jobs)  // a bad RWSECRET_JOBS is bad usage (64), checked first
             _ = try LegacyOption.allowed(flag: allowLegacy)  // so is a bad RWSECRET_ALLOW_LEGACY
             // The files the run uses, known before --password-fd's are read and closed: -o never replaces one.
-            let runFiles = binary ? RunFiles.of(global: global, keyFile: keyFile, passwordFiles: passwordFile, passwordDescriptors: passwordFd) : RunFiles()
+            var runFiles = binary ? RunFiles.of(global: global, keyFile: keyFile, passwordFiles: passwordFile, passwordDescriptors: passwordFd) : RunFiles()
+            if binary { for path in identity where path != "-" { runFiles.add("an identity file", path: path) } }
             // What was given for the run, checked before anything is read or opened.
             var runOnly: [ChainPassword] = []
             for path in passwordFile { runOnly += try RunPasswords.load(file: path) }

@@ -93,7 +93,7 @@ final class DecryptSession: @unchecked Sendable {
         var rows: LineSource
         do {
             input = try InputFile(name)
-            rows = try LineSource(input, idColumn: writer.mode.idColumn)
+            rows = try LineSource(input, idColumn: writer.mode.idColumn, joinsWrapped: !writer.mode.inBand)
         } catch {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return

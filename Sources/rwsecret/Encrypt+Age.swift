@@ -48,26 +48,44 @@ extension RWSecret.Encrypt {
             throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(Output.escaped(name)): \(error)")
         }
         let destination: OutputFile
-        if let output {
+        if let output, output != "-" {
+            // Never over a file the run reads: the input, a --to-file, the password file.
+            var target = stat()
+            if stat(output, &target) == 0, let source = try? input.status(),
+               (source.st_mode & S_IFMT) == S_IFREG, source.st_dev == target.st_dev, source.st_ino == target.st_ino {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is the input file")
+            }
+            var runFiles = RunFiles.of(global: global, keyFile: nil, passwordFiles: passwordFile.map { [$0] } ?? [])
+            for path in recipientFiles where path != "-" { runFiles.add("a --to-file", path: path) }
+            if let used = runFiles.conflict(with: output) {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is \(used)")
+            }
+            try OutputPath.checkWritable(output)
             do { destination = try OutputFile(replacing: output) } catch {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
             }
         } else {
+            if StandardStreams.wasClosed(STDOUT_FILENO) { throw CommandFailure(.ioError, "stdout: \(SystemError(code: EBADF)) (stdout is closed)") }
             destination = OutputFile()
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         defer { Crypto.cleanse(&buffer) }
+        // Which side failed: a write names OUT (or stdout), a read the input.
+        var reading = false
         do {
             while true {
+                reading = true
                 let n = try buffer.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) }
+                reading = false
                 if n == 0 { break }
                 try encryptor.update(buffer[0..<n]).withUnsafeBytes { try destination.write($0) }
             }
             try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
             try destination.commit()
         } catch let error as SystemError {
-            if error.isBrokenPipe && output == nil { return .success }
-            throw CommandFailure(.ioError, "\(Output.escaped(output ?? name)): \(error)")
+            if error.isBrokenPipe && (output == nil || output == "-") { return .success }
+            let failed = reading ? name : output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout"
+            throw CommandFailure(.ioError, "\(Output.escaped(failed)): \(error)")
         }
         return .success
     }

@@ -268,6 +268,7 @@ extension RWSecret {
                 if let used = runFiles.conflict(with: output) {
                     throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is \(used)")
                 }
+                try OutputPath.checkWritable(output)
                 do { destination = try OutputFile(replacing: output) } catch {
                     throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(OutputPath.createFailure(output, error))")
                 }

@@ -7,8 +7,10 @@ import Glibc
 extension RWSecret.Identity {
     /// `rwsecret identity export LABEL -o FILE`: an age identity file, mode 0600, written as
     /// `decrypt --binary -o` writes plaintext (a private unnamed file linked in place once
-    /// complete; never over a folder, the store's files, or a link or file planted in a sticky
-    /// world-writable folder; a link, FIFO or device opened by the kernel's rules).
+    /// complete; never over a folder, the store's files, a symbolic link, or a link or file
+    /// planted in a sticky world-writable folder; a FIFO or device opened). As `age-keygen -o`,
+    /// never over an existing file: the unnamed file is linked as FILE itself, so no other
+    /// name ever holds the key and there is no rename a SIGKILL could interrupt.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
@@ -43,13 +45,10 @@ extension RWSecret.Identity {
             if let used = RunFiles.of(global: global, keyFile: nil, passwordFiles: []).conflict(with: output) {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is \(used)")
             }
-            switch kind {
-            case .replaceable, .openedThrough: break
-            case .directory: throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(SystemError(code: EISDIR))")
-            case .plantedLink:
-                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)")
-            case .plantedFile:
-                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)")
+            if let reason = OutputPath.refusal(kind) { throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(reason)") }
+            var existing = stat()
+            if kind == .replaceable && lstat(output, &existing) == 0 {
+                throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(Self.existsRefusal)")
             }
             if kind == .replaceable && !PrivateFile.canBeUnnamed(in: folder(of: output)) {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(BinaryDecryption.noUnnamedFile(output))")
@@ -78,13 +77,17 @@ extension RWSecret.Identity {
                     let file = try PrivateFile(in: folder(of: output), needsName: true)
                     try file.write(text)
                     try file.sync()
-                    try file.link(as: output)
+                    // Made meanwhile (EEXIST): refused below, never replaced.
+                    try file.link(as: output, replacing: false)
                 } else {
-                    let fd = try retryingOnInterrupt { open(output, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
+                    // A FIFO or a device: it exists (no O_CREAT), and is never a link (O_NOFOLLOW).
+                    let fd = try retryingOnInterrupt { open(output, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) }
                     defer { close(fd) }
                     guard isatty(fd) == 0 else { throw CommandFailure(.usage, "refusing to write a secret key to a terminal: give -o FILE") }
                     var info = stat()
-                    if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
+                    if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                        throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(Self.existsRefusal)")
+                    }
                     var done = 0
                     while done < text.count {
                         let n = try text.withUnsafeBytes { raw in try retryingOnInterrupt { write(fd, raw.baseAddress! + done, raw.count - done) } }
@@ -98,5 +101,8 @@ extension RWSecret.Identity {
                 Output.standardError.line("rwsecret: wrote identity '\(Output.escaped(label))' to \(Output.escaped(output)) (mode 0600)")
             }
         }
+
+        /// Why an existing OUT is refused (73), as `age-keygen -o` refuses it.
+        static let existsRefusal = "cannot create: it exists (identity export never replaces a file)"
     }
 }

@@ -92,12 +92,17 @@ extension RWSecret.Identity {
 
         func run() throws {
             let global = try group.globals(self.global)
+            // The recipient is the one thing this command gives: with nowhere to show it, no key is made.
+            if StandardStreams.wasClosed(STDOUT_FILENO) {
+                throw CommandFailure(.ioError, "stdout: \(SystemError(code: EBADF)) (stdout is closed): no identity made")
+            }
             try CommandFailure.identityErrors {
                 if let label { try PasswordLabel.validate(label) }
                 let store = try global.openIdentityStore()
                 let identity = AgeX25519Identity.generate()
                 let stored = try store.addIdentities([IdentityToAdd(label: label, secret: identity.secretKeyText)])[0]
                 Output.standardOutput.line(identity.recipient)
+                try RWSecret.Identity.shown(stored: [stored])
                 if !global.quiet {
                     Output.standardError.line("rwsecret: stored identity '\(Output.escaped(stored))' (\(store.kind.rawValue) store)")
                 }
@@ -207,6 +212,7 @@ extension RWSecret.Identity {
                     throw error
                 }
                 for identity in parsed { Output.standardOutput.line(identity.recipient) }
+                try RWSecret.Identity.shown(stored: stored)
                 if !global.quiet {
                     let names = stored.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
                     Output.standardError.line("rwsecret: stored \(stored.count == 1 ? "identity" : "\(stored.count) identities") \(names) (\(store.kind.rawValue) store)")
@@ -398,5 +404,19 @@ extension RWSecret.Identity {
                 }
             }
         }
+    }
+}
+
+extension RWSecret.Identity {
+    /// Flushes the recipients just written for identities just stored; when stdout failed
+    /// (`/dev/full`), says that they are stored all the same and how to see them (74).
+    static func shown(stored labels: [String]) throws {
+        Output.standardOutput.flush()
+        let out = Output.standardOutput
+        guard out.failed, !out.brokenPipe else { return }
+        let names = labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
+        let what = labels.count == 1 ? "identity \(names) was" : "identities \(names) were"
+        let see = labels.count == 1 ? "rwsecret identity recipient \(Output.escaped(labels[0]))" : "rwsecret identity list"
+        throw CommandFailure(.ioError, "stdout: \(SystemError(code: out.errorCode)): \(what) stored, but \(labels.count == 1 ? "its recipient was" : "their recipients were") not shown (\(see))")
     }
 }

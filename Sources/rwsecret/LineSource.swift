@@ -27,6 +27,10 @@ import Glibc
 /// later row comes out as a `continuation` (so a consumer that zips rows with
 /// records stays in step). Memory stays bounded: a row over 1 MiB is not held,
 /// and neither is a wrapped message over 1 MiB (both are `line too long`).
+///
+/// Under `--in-band` (`joinsWrapped` false) no run is made: every row is decided at its own
+/// line end, alone, so that its record never waits for the next line (a producer that writes
+/// a row into a pipe and waits for its record gets it).
 struct LineSource {
     /// One input row.
     struct Row {
@@ -56,6 +60,8 @@ struct LineSource {
     private var reader: LineReader
     private let idColumn: Bool
     private let maximumLength: Int
+    /// Whether rows of wrapped base64 are joined (not under `--in-band`).
+    private let joinsWrapped: Bool
     /// A line read past the end of a run, to be read again.
     private var pushback: (number: Int, line: LineReader.Line)?
     /// Rows made ready by the last run, handed out in order.
@@ -82,14 +88,16 @@ struct LineSource {
     var isRawMessage: Bool { kind == .rawMessage }
 
     /// Starts reading `input`; looks at its first bytes to tell a raw message or binary data from text.
-    init(_ input: InputFile, idColumn: Bool, maximumLength: Int = LineReader.defaultMaximumLength) throws(SystemError) {
+    init(_ input: InputFile, idColumn: Bool, joinsWrapped: Bool = true, maximumLength: Int = LineReader.defaultMaximumLength) throws(SystemError) {
         reader = LineReader(input, maximumLength: maximumLength)
         self.idColumn = idColumn
+        self.joinsWrapped = joinsWrapped
         self.maximumLength = maximumLength
         do {
             var first = try reader.peek(atLeast: 1)
             if let byte = first.first, byte <= 3 { first = try reader.peek(atLeast: 2) }
-            if first.count < 8 && first.first.map({ $0 == UInt8(ascii: "S") || $0 == UInt8(ascii: "R") }) == true {
+            // A first line shorter than 8 bytes is neither magic: its row is not kept waiting for more.
+            if first.count < 8 && !first.contains(0x0a) && first.first.map({ $0 == UInt8(ascii: "S") || $0 == UInt8(ascii: "R") }) == true {
                 first = try reader.peek(atLeast: 8)  // enough to tell Salted__ or RNC\4
             }
             kind = Self.kind(of: first)
@@ -246,7 +254,7 @@ struct LineSource {
         if text.isEmpty || text.first == UInt8(ascii: "#") { return Row(line: number, id: id, content: .skipped) }
         let alone = Self.parse(text[...])
         if case .message = alone { return Row(line: number, id: id, content: alone) }
-        if text.count >= Self.minimumWrapWidth, text.last != UInt8(ascii: "="), text.allSatisfy(Base64.isAlphabetCharacter) {
+        if joinsWrapped, text.count >= Self.minimumWrapWidth, text.last != UInt8(ascii: "="), text.allSatisfy(Base64.isAlphabetCharacter) {
             return try run(firstLine: number, id: id, firstRow: text, alone: alone)
         }
         var row = Row(line: number, id: id, content: alone)

@@ -13,7 +13,24 @@ enum ProcessHardening {
     /// `/proc/PID/mem`, `/proc/PID/environ` and `/proc/PID/fd` belong to root, and other
     /// processes of the same user cannot ptrace it. `RLIMIT_CORE` 0 covers the core
     /// handlers that ignore the dumpable flag, and children such as a pager.
+    ///
+    /// Crash signals get their default action back: a build that carries the Swift runtime's
+    /// backtracer (any build without `--static-swift-stdlib`: `swift build`, `swift run`,
+    /// `swift test`) installs handlers for them before `main` that print the registers and
+    /// the memory they point at to stderr (a secret can be there) and keep a crashed process
+    /// alive while they do. A crash is then a plain signal death, nothing printed.
     static func apply() {
+        // Unblocked too: a mask inherited from the parent (a test runner's) kept SIGABRT pending for ever.
+        var crashes = sigset_t()
+        sigemptyset(&crashes)
+        for signal in [SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, SIGQUIT, SIGSYS] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = SIG_DFL
+            sigemptyset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+            sigaddset(&crashes, signal)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &crashes, nil)
         // Before any file is opened: no file may take the number of a closed stdin, stdout or stderr.
         StandardStreams.holdClosed()
         _ = rws_set_dumpable(0)

@@ -67,11 +67,11 @@ struct RWSecret: ParsableCommand {
             var command = try HotPath.parse(arguments) ?? parseAsRoot()
             try command.run()
             Output.standardOutput.flush()
-            ProcessHardening.exit(ExitStatus.success.rawValue)
+            ProcessHardening.exit(Self.standardOutputStatus(.success).rawValue)
         } catch let failure as CommandFailure {
             Output.standardOutput.flush()
             if !failure.message.isEmpty { Output.standardError.line("rwsecret: \(failure.message)") }
-            ProcessHardening.exit(failure.status.rawValue)
+            ProcessHardening.exit(Self.standardOutputStatus(failure.status).rawValue)
         } catch {
             Output.standardOutput.flush()
             let code = exitCode(for: error)
@@ -87,6 +87,17 @@ struct RWSecret: ParsableCommand {
             }
             ProcessHardening.exit(code == .success ? 0 : (code.rawValue == 1 ? ExitStatus.usage.rawValue : code.rawValue))
         }
+    }
+
+    /// A run that would end with `status` 0 although what it wrote to stdout was lost (stdout
+    /// closed at start, `/dev/full`, an I/O error) ends with 74 and one line instead: every
+    /// command that writes to stdout, as `decrypt` does. A reader that went away is not this
+    /// (the process ends by SIGPIPE, as filters do).
+    static func standardOutputStatus(_ status: ExitStatus) -> ExitStatus {
+        let out = Output.standardOutput
+        guard status == .success, out.failed, !out.brokenPipe else { return status }
+        Output.standardError.line("rwsecret: stdout: \(SystemError(code: out.errorCode))")
+        return .ioError
     }
 }
 

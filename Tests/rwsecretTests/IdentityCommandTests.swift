@@ -161,7 +161,7 @@ struct IdentityCommandTests {
         #expect(mixed.status == 64 && !FileManager.default.fileExists(atPath: out), "\(mixed.stderr)")
     }
 
-    @Test("export -o: the same safety as decrypt -o (folder, the vault, stdout refused; a 0644 file replaced at 0600)")
+    @Test("export -o: the same safety as decrypt -o (folder, the vault, stdout refused); an existing file refused, as age-keygen -o")
     func exportSafety() throws {
         #expect(try run(["--store", "file", "identity", "new", "me"]).status == 0)
         for target in [dir.path, "-"] {
@@ -175,9 +175,10 @@ struct IdentityCommandTests {
         #expect(try run(["--store", "file", "identity", "list"]).outLines.count == 1, "the vault is intact")
         let loose = dir.file("loose.txt", "old\n")
         chmod(loose, 0o644)
-        let replaced = try run(["--store", "file", "identity", "export", "me", "-o", loose])
-        #expect(replaced.status == 0, "\(replaced.stderr)")
-        #expect(TemporaryFolder.mode(loose) == 0o600 && text(loose).contains("AGE-SECRET-KEY-1"))
+        // Issue 32: an existing file is never replaced (it was, at 0600).
+        let refused = try run(["--store", "file", "identity", "export", "me", "-o", loose])
+        #expect(refused.status == 73, "\(refused.stderr)")
+        #expect(TemporaryFolder.mode(loose) == 0o644 && text(loose) == "old\n")
         #expect(try run(["--store", "file", "identity", "export", "nope", "-o", dir.path + "/n.txt"]).status == 65)
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/n.txt"))
     }

@@ -126,8 +126,8 @@ struct KindCommandTests {
         let result = try run(["decrypt", "--no-store", "--in-band", "--password-file", passwords(Self.row("ansible-1.1.vault").secret), path("ansible-1.1.vault")])
         let records = try result.stdout.split(separator: 0x0a).map { try JSONSerialization.jsonObject(with: Data($0)) as! [String: Any] }
         #expect(records.count == lines)
-        // The hex rows are base64 of one width, so they may be joined as one wrapped message
-        // (its later rows `skipped`): never a record of another kind, never decrypted.
+        // Each hex row is a record of its own (--in-band joins no rows): never a record of
+        // another kind, never decrypted.
         #expect(records.allSatisfy { $0["kind"] as? String == "rncryptor" && ["failed", "skipped"].contains($0["status"] as? String) })
         #expect(records.contains { $0["status"] as? String == "failed" })
     }

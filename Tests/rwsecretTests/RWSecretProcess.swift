@@ -47,8 +47,10 @@ struct RWSecretProcess {
     /// With `mergingStandardError`, stderr goes into the same pipe as stdout (as with `2>&1`),
     /// so `stdout` holds both in the order they were written. A child that exits without
     /// reading all of `stdin` is normal (see `ChildInput`). Every wait blocks; nothing polls.
+    /// A run still going after `timeout` seconds is killed (the child and what it started),
+    /// and the test fails: a hang fails CI instead of holding it for ever.
     static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String], directory: URL? = nil,
-                    mergingStandardError: Bool = false, executable: URL? = nil) throws -> Result {
+                    mergingStandardError: Bool = false, executable: URL? = nil, timeout: Double = 600) throws -> Result {
         let process = Process()
         // In a session of its own (util-linux setsid), so the child has no controlling
         // terminal even when the tests run from one: rwsecret asks on /dev/tty whenever it
@@ -72,6 +74,13 @@ struct RWSecretProcess {
         ChildInput.catchBrokenPipes()
         try process.runCheckingDescriptors()
         if mergingStandardError { try? error.fileHandleForWriting.close() }
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem {
+            Issue.record("killed after \(Int(timeout)) s: \(arguments.prefix(6).joined(separator: " "))")
+            killTree(pid)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         // Write stdin and read stderr on their own threads, stdout here, so no pipe fills up.
         let helpers = DispatchGroup()
         helpers.enter()
@@ -96,5 +105,20 @@ struct RWSecretProcess {
         try? output.fileHandleForReading.close()
         try? error.fileHandleForReading.close()
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// SIGKILL to `root` and every process under it (from /proc/PID/task/*/children), children first.
+    static func killTree(_ root: Int32) {
+        var tree: [Int32] = []
+        var todo = [root]
+        while let pid = todo.popLast() {
+            tree.append(pid)
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in tasks {
+                let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+                todo += children.split(separator: " ").compactMap { Int32($0) }
+            }
+        }
+        for pid in tree.reversed() { kill(pid, SIGKILL) }
     }
 }

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Makes a table of (id, message) rows and the truth about each, for testing decrypt_table.py.
 
-    python make_table.py --rwsecret BIN --rows N --out DIR
+    python make_table.py --rwsecret BIN --rows N --out DIR [--seed N]
 
 Writes DIR/table.parquet, DIR/table.csv, DIR/truth.jsonl (per id: status, plaintext as
 base64, password label, error), DIR/passwords (LABEL<TAB>SECRET, mode 0600) and
-DIR/rows.tsv (the rows as rwsecret reads them, for a local run on the same data). The
+DIR/rows.tsv (the rows as rwsecret reads them, one line each, for a local run on the same data). The
 messages are made by `rwsecret encrypt`, fresh salts every time. Rows: most open with one of
 three passwords; some are wrapped at 64 or 76 columns (iOS, Android, openssl base64); some
 have non-UTF-8 or unusual plaintexts; some are bad (a password nobody has, a lost block,
-not base64); some are blank.
+not base64); some are blank. --seed N makes the same rows (kinds, labels, plaintexts) again; without
+it a seed is drawn and printed, so that a run that failed can be made again.
 """
 import argparse
 import base64
@@ -57,8 +58,10 @@ def main():
     parser.add_argument("--rwsecret", required=True)
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None, help="the same rows again (default: drawn, and printed)")
     args = parser.parse_args()
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(1 << 31)
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
 
@@ -112,7 +115,9 @@ def main():
             f.write(json.dumps(expected) + "\n")
     with open(os.path.join(args.out, "rows.tsv"), "w") as f:
         for r in rows:
-            f.write(f"{r['id']}\t{r['message'] or ''}\n")
+            # One line per row, a wrapped message joined (as decrypt_table.row_line sends it):
+            # under --in-band each line is decided alone, at its own end.
+            f.write(f"{r['id']}\t{(r['message'] or '').replace(chr(10), '')}\n")
     path = os.path.join(args.out, "passwords")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
@@ -121,7 +126,7 @@ def main():
     counts = {}
     for r in rows:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
-    print(f"made {len(rows)} rows in {args.out}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    print(f"made {len(rows)} rows (--seed {args.seed}) in {args.out}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
 if __name__ == "__main__":

@@ -21,13 +21,53 @@ import argparse
 import base64
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import decrypt_table  # noqa: E402
 import leak_sampler  # noqa: E402
+
+# Every read of a child's output and every child has a deadline: a child that holds a
+# record back fails the check instead of hanging `make test-spark` (and CI) for ever.
+READ_TIMEOUT = 120
+RUN_TIMEOUT = 600
+
+
+class TimedLines:
+    """The lines of a child's stdout, each read with a deadline (select, then os.read)."""
+
+    def __init__(self, stream, timeout=READ_TIMEOUT):
+        self.fd, self.timeout, self.pending = stream.fileno(), timeout, b""
+
+    def _more(self, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            raise TimeoutError(f"no output within {self.timeout} s")
+        chunk = os.read(self.fd, 65536)
+        self.pending += chunk
+        return bool(chunk)
+
+    def readline(self):
+        """The next line with its LF (b"" at the end); TimeoutError when none comes in time."""
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self.pending:
+            if not self._more(deadline):
+                line, self.pending = self.pending, b""
+                return line
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line + b"\n"
+
+    def read(self):
+        """The rest, to the end; TimeoutError when it does not end in time."""
+        deadline = time.monotonic() + self.timeout
+        while self._more(deadline):
+            pass
+        rest, self.pending = self.pending, b""
+        return rest
 
 
 def launcher_mid_partition(rwsecret, data):
@@ -41,13 +81,17 @@ def launcher_mid_partition(rwsecret, data):
     lines = list(decrypt_table.pipe_input(first_line, rows))
     problems = []
     process = subprocess.Popen([command], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    out = TimedLines(process.stdout)
     try:
         # The passwords and half the rows; the records of those rows show that rwsecret has
         # read the passwords and is at work, waiting for more rows.
         half = 1 + len(rows) // 2
         process.stdin.write("".join(line + "\n" for line in lines[:half]).encode())
         process.stdin.flush()
-        records = [json.loads(process.stdout.readline()) for _ in range(half - 1)]
+        try:
+            records = [json.loads(out.readline()) for _ in range(half - 1)]
+        except TimeoutError as error:
+            return [f"the records of the first {half - 1} rows, with stdin still open: {error} (a row waits for the next)"]
         if [r.get("line") for r in records] != list(range(1, half)):
             problems.append(f"records for lines {[r.get('line') for r in records]}")
         tree = process_tree(process.pid)
@@ -64,8 +108,12 @@ def launcher_mid_partition(rwsecret, data):
             problems.append(line)
         process.stdin.write("".join(line + "\n" for line in lines[half:]).encode())
         process.stdin.close()
-        rest = process.stdout.read().decode().splitlines()
-        if process.wait() != 0:
+        try:
+            rest = out.read().decode().splitlines()
+            code = process.wait(timeout=READ_TIMEOUT)
+        except (TimeoutError, subprocess.TimeoutExpired) as error:
+            return [f"the rest of the records: {error}"]
+        if code != 0:
             problems.append(f"the launcher exited {process.returncode}")
         results = list(decrypt_table.pipe_output(iter([json.dumps(r) for r in records] + rest)))
         if [r["id"] for r in results] != [row[0] for row in rows]:
@@ -103,7 +151,7 @@ def launcher_refuses(rwsecret, data):
             ("no passwords' line", {}, "r1\t\n"),
             ("empty stdin", {}, "")]:
         run = subprocess.run([command], env=dict(env, **extra_env), input=stdin.encode(),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
         if run.returncode != 64 or run.stdout or b"rwsecret-pipe.sh: " not in run.stderr:
             problems.append(f"{name}: exit {run.returncode}, stdout {run.stdout[:200]!r}, stderr {run.stderr[:300]!r}")
     return problems
@@ -131,7 +179,7 @@ def parallel_recipe(rwsecret, data, work, rows_per_block=500, recipe=PARALLEL_RE
             f.write(decrypt_table.row_line(row_id, message) + "\n")  # one line per row
     command = recipe.format(n=rows_per_block, rwsecret=rwsecret, passwords=os.path.join(data, "passwords"),
                             rows=rows_path, results=results_path)
-    run = subprocess.run(["bash", "-c", command], stderr=subprocess.PIPE)
+    run = subprocess.run(["bash", "-c", command], stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
     problems = []
     if run.returncode != 0:
         return [f"parallel exited {run.returncode}: {run.stderr.decode(errors='replace')[-500:]}"], ""
@@ -160,7 +208,7 @@ def pandas_supported(venv):
     check = ("from pyspark.sql.pandas.utils import require_minimum_pandas_version as p, "
              "require_minimum_pyarrow_version as a; p(); a(); import pandas, pyarrow; "
              "print(pandas.__version__, pyarrow.__version__)")
-    run = subprocess.run([python, "-W", "error", "-c", check], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = subprocess.run([python, "-W", "error", "-c", check], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT)
     if run.returncode != 0:
         return [run.stderr.decode(errors="replace").strip().splitlines()[-1]], ""
     return [], run.stdout.decode().strip()

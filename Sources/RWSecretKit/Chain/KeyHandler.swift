@@ -18,7 +18,9 @@ package final class KeyHandler: DecryptionHandler {
     package func handle(_ message: Message, walk: ChainWalk) -> Result<Decrypted, DecryptionFailure> {
         guard !message.header.isPasswordBased else { return passOn(message, walk: walk) }
         do throws(RNCryptorError) {
-            return .success(Decrypted(plaintext: try message.decrypt(keys: keys), openedBy: .key))
+            // Whether a legacy version may be opened is decided before the chain (the client's
+            // `refusal(of:)`, `VerifiedStream`); the chain opens what reaches it, as `PasswordHandler` does.
+            return .success(Decrypted(plaintext: try message.decrypt(keys: keys, legacyFormats: .allowed), openedBy: .key))
         } catch .hmacMismatch {
             return .failure(.keyDidNotOpen)
         } catch .badPadding {

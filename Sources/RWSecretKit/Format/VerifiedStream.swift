@@ -153,7 +153,7 @@ public struct VerifiedStream {
         // left in that folder are swept first.
         let store: PrivateFile
         if destination.isFile {
-            PrivateFile.sweep(folder: folder)
+            // (PrivateFile sweeps the folder: needsName.)
             do { store = try PrivateFile(in: folder, needsName: true, namedFallback: false) } catch { throw .create(error) }
         } else {
             do { store = try PrivateFile(in: folder, needsName: false) } catch { throw .temporaryFile(error, folder: folder) }

@@ -23,7 +23,8 @@ internal import CLinuxSyscalls
 /// Every private file holds an exclusive `flock` for as long as this process
 /// lives, so that `sweep(folder:)` can tell a name a killed process left
 /// behind (no lock: the kernel drops it with the process) from one a live
-/// process is about to rename.
+/// process is about to rename. Every file made to get a name (`needsName`: every
+/// `-o`, whatever the command) sweeps its folder first.
 package final class PrivateFile {
     /// The open descriptor (read and write).
     package let fd: Int32
@@ -46,6 +47,8 @@ package final class PrivateFile {
                  namedFallback: Bool = true) throws(SystemError) {
         self.folder = folder
         self.prefix = prefix
+        // What a run killed between `link`'s two calls left here goes before this file is made.
+        if needsName { Self.sweep(folder: folder, prefix: prefix) }
         let tmpfile = unnamed ? rws_o_tmpfile() : 0
         let fd = tmpfile == 0 ? -1 : open(folder, tmpfile | O_RDWR | O_CLOEXEC, 0o600)
         if fd >= 0 {
@@ -216,8 +219,9 @@ package final class PrivateFile {
     /// at once. `rename` replaces a symbolic link at `path` itself, never the
     /// file it points to. A SIGKILL between those two calls leaves the hidden
     /// name behind, locked by nobody: the next `sweep(folder:)` of the folder
-    /// removes it.
-    package func link(as path: String) throws(SystemError) {
+    /// removes it. `replacing: false`: something at `path` fails with EEXIST
+    /// (no hidden name, no rename).
+    package func link(as path: String, replacing: Bool = true) throws(SystemError) {
         if let fallbackName {
             guard rename(fallbackName, path) == 0 else { throw SystemError.current }
             PendingNames.shared.remove(fallbackName)
@@ -231,6 +235,7 @@ package final class PrivateFile {
             if linkat(AT_FDCWD, source, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
             guard errno == EEXIST else { throw SystemError.current }
         }
+        guard replacing else { throw SystemError(code: EEXIST) }
         // Something is at `path`: link under a fresh hidden name, then rename over it.
         for _ in 0..<16 {
             let name = folder + "/" + prefix + Self.randomSuffix()

@@ -8,8 +8,9 @@ import Glibc
 /// gone otherwise; or stdout.
 ///
 /// OUT's folder is taken as given: no symbolic link is resolved here. An OUT
-/// that is a symbolic link or not a regular file (`/dev/null`, a FIFO) is
-/// opened for writing, so the kernel's own rules for following links apply.
+/// that is not a regular file (`/dev/null`, a FIFO) is opened for writing; one
+/// that is a symbolic link to a file is refused (`OutputPath.symbolicLink`).
+/// stdout that was closed at start (it holds /dev/null) fails every write (EBADF).
 final class OutputFile {
     private enum Target { case descriptor(Int32, owned: Bool), privateFile(PrivateFile, path: String) }
     private let target: Target
@@ -30,10 +31,20 @@ final class OutputFile {
             throw SystemError(code: EISDIR)
         case .plantedLink, .plantedFile:
             throw SystemError(code: EACCES)
+        case .symbolicLink:
+            throw SystemError(code: ELOOP)
         case .openedThrough:
-            let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o644) }
+            // No O_CREAT: what is opened here exists (a FIFO, a device); a regular file put
+            // there since (a link swapped in) is refused, as the link was.
+            let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
             var info = stat()
-            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
+            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+                guard StandardStreams.namesStandardOutput(path) else {
+                    close(fd)
+                    throw SystemError(code: ELOOP)
+                }
+                _ = ftruncate(fd, 0)
+            }
             target = .descriptor(fd, owned: true)
         }
     }
@@ -45,7 +56,9 @@ final class OutputFile {
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         switch target {
-        case .descriptor(let fd, _): try writeAll(fd, bytes)
+        case .descriptor(let fd, let owned):
+            if !owned && fd == STDOUT_FILENO && StandardStreams.wasClosed(fd) { throw SystemError(code: EBADF) }
+            try writeAll(fd, bytes)
         case .privateFile(let file, _): try file.write(bytes)
         }
     }

@@ -10,8 +10,11 @@ enum OutputPath {
     enum Kind {
         /// Nothing, or a regular file: a private file in OUT's folder is renamed over the name.
         case replaceable
-        /// A symbolic link or a non-regular file (FIFO, device): opened for writing, by the kernel's rules.
+        /// A FIFO, a device or a socket (or a link to one, such as `/dev/stdout` on a pipe): opened for writing.
         case openedThrough
+        /// A symbolic link to a regular file, to nothing, or to what cannot be told: never
+        /// followed, so a plaintext never lands in the target's mode (0644) or beyond OUT's folder.
+        case symbolicLink
         /// A folder: cannot be written.
         case directory
         /// A link planted by another user in a sticky world-writable folder: never followed.
@@ -33,7 +36,42 @@ enum OutputPath {
         case S_IFREG: return .replaceable
         case S_IFDIR: return .directory
         case S_IFLNK where isPlanted(path, link): return .plantedLink
+        case S_IFLNK: return linkKind(path)
         default: return .openedThrough
+        }
+    }
+
+    /// A link of one's own: written through only to what is no file (a FIFO, a device, the
+    /// pipe behind `/dev/stdout`), or when it names this process's own stdout.
+    private static func linkKind(_ path: String) -> Kind {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return .symbolicLink }
+        switch target.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return StandardStreams.namesStandardOutput(path) ? .openedThrough : .symbolicLink
+        default: return .openedThrough
+        }
+    }
+
+    /// Why an OUT that is a symbolic link is refused (73): after `cannot create: `.
+    static let symbolicLinkRefusal = "a symbolic link (not followed: give the file it points to)"
+
+    /// Throws the one-line refusal (73) of an OUT that may not be written (a folder, a
+    /// symbolic link, what another user planted); a `kind` that cannot be told is left to the
+    /// attempt to create it.
+    static func checkWritable(_ output: String) throws {
+        guard let found = try? kind(of: output), let reason = refusal(found) else { return }
+        throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(reason)")
+    }
+
+    /// The one-line reason (after `OUT: `) an OUT of this kind is refused; nil when it may be written.
+    static func refusal(_ kind: Kind) -> String? {
+        switch kind {
+        case .replaceable, .openedThrough: nil
+        case .directory: "cannot create: \(SystemError(code: EISDIR))"
+        case .symbolicLink: "cannot create: " + symbolicLinkRefusal
+        case .plantedLink: "cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)"
+        case .plantedFile: "cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)"
         }
     }
 

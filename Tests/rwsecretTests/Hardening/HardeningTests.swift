@@ -194,8 +194,9 @@ struct HardeningTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: protected.path) == ["important.conf"], "nothing written beside the target")
     }
 
-    @Test("-o a link of one's own: written through by the kernel's rules, nothing created beside the target")
-    func ownLinkIsWrittenThrough() throws {
+    // Issue 32: it was written through, and the target kept its mode (0644) with the plaintext in it.
+    @Test("-o a link of one's own: refused (73), nothing written to the target or beside it")
+    func ownLinkIsRefused() throws {
         let plaintext = Array("through the link".utf8)
         let message = dir.file("m.bin", bytes: Messages.raw(plaintext, "pw"))
         let elsewhere = dir.url.appendingPathComponent("elsewhere")
@@ -205,8 +206,9 @@ struct HardeningTests {
         let link = dir.url.appendingPathComponent("link.bin").path
         #expect(symlink(target, link) == 0)
         let result = try RWSecretProcess.run(["decrypt", "--no-store", "--binary", message, "-o", link], environment: environment())
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(FileManager.default.contents(atPath: target) == Data(plaintext))
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.errLines == ["rwsecret: \(link): cannot create: a symbolic link (not followed: give the file it points to)"])
+        #expect(FileManager.default.contents(atPath: target) == Data("old".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["target.bin"])
     }
 
