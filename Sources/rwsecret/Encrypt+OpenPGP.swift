@@ -63,6 +63,12 @@ extension RWSecret.Encrypt {
            (source.st_mode & S_IFMT) == S_IFREG, source.st_dev == target.st_dev, source.st_ino == target.st_ino {
             throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is the input file")
         }
+        // Never over a key file, the vault or its locks (as encrypt --binary).
+        var runFiles = RunFiles.of(global: global, keyFile: nil, passwordFiles: [])
+        for path in keyRecipientFiles { runFiles.add("a --to-key file", path: path) }
+        if let output, output != "-", let used = runFiles.conflict(with: output) {
+            throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: it is \(used)")
+        }
         if let output, output != "-" {
             do { destination = try OutputFile(replacing: output) } catch {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(OutputPath.createFailure(output, error))")

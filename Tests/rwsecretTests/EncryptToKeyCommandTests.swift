@@ -172,5 +172,18 @@ struct EncryptToKeyCommandTests {
         let v6 = dir.file("a4.asc", bytes: Array(try Data(contentsOf: Self.rfc9580.appendingPathComponent("a4-v6-secret-key.asc"))))
         try refused([good, v6], "v4 and v6 OpenPGP keys in one message")
         try refused([input], "not a valid OpenPGP key")
+        // Conflicting options: bad usage (64), nothing read.
+        for extra in [["--to", "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"], ["--password-file", input], ["--format", "age"]] {
+            let result = try run(["encrypt", "--to-key", good] + extra + [input])
+            #expect(result.status == 64 && result.stdout.isEmpty, "\(extra): \(result.stderr)")
+        }
+        // -o never replaces the key file it reads, nor the input (73), and leaves them as they were.
+        let keyBytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        let overKey = try run(["encrypt", "--to-key", good, "-o", good, input])
+        #expect(overKey.status == 73 && overKey.stderr.contains("cannot create: it is a --to-key file"), "\(overKey.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: good)) == keyBytes)
+        let overInput = try run(["encrypt", "--to-key", good, "-o", input, input])
+        #expect(overInput.status == 73 && overInput.stderr.contains("it is the input file"), "\(overInput.stderr)")
+        #expect(try String(contentsOfFile: input, encoding: .utf8) == "a secret\n")
     }
 }
