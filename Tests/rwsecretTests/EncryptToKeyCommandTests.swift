@@ -186,4 +186,23 @@ struct EncryptToKeyCommandTests {
         #expect(overInput.status == 73 && overInput.stderr.contains("it is the input file"), "\(overInput.stderr)")
         #expect(try String(contentsOfFile: input, encoding: .utf8) == "a secret\n")
     }
+
+    @Test("a renewed key whose file still holds its old, expiring self-signatures: the newest signature says, as gpg reads it")
+    func renewedKey() throws {
+        defer { stopAgent() }
+        let fpr = try makeKey("Renewed", "ed25519", usage: "default", subkey: "cv25519", expiry: "1y", fakedTime: "20200101T000000")
+        let old = dir.file("old.pgp", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: try export(fpr, armor: false)))))
+        let list = try gpg(["--list-keys", "--with-colons", fpr])
+        let subkey = try #require(list.out.split(separator: "\n").filter { $0.hasPrefix("fpr:") }.last?.split(separator: ":", omittingEmptySubsequences: false)[9])
+        #expect(try gpg(["--quick-set-expire", fpr, "0"]).status == 0)
+        #expect(try gpg(["--quick-set-expire", fpr, "0", String(subkey)]).status == 0)
+        // gpg keeps the old self-signatures it is given again, and exports both.
+        #expect(try gpg(["--import", old]).status == 0)
+        let both = try export(fpr, armor: true)
+        let input = dir.file("secret.txt", "renewed\n")
+        let made = try run(["encrypt", "--to-key", both, "--armor", input])
+        #expect(made.status == 0, "\(made.stderr)")
+        let opened = try gpg(["-d"], stdin: made.stdout)
+        #expect(opened.status == 0 && opened.out == "renewed\n", "\(opened.stderr)")
+    }
 }
