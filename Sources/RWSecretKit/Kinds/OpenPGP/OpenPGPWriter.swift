@@ -174,6 +174,7 @@ package final class OpenPGPMessageWriter {
             out += seipd.append(mdc!.finish().withUnsafeBytes { cfb!.encrypt($0) })
         }
         out += seipd.finish()
+        Crypto.cleanse(&pending)
         guard let armor else { return out }
         return armor.update(out) + armor.finish()
     }
@@ -225,15 +226,23 @@ struct OpenPGPPartialBody {
 
     init(tag: UInt8) { self.tag = tag }
 
+    /// The whole parts that `bytes` complete (the buffer, which may hold plaintext, is wiped
+    /// as it is emptied).
     mutating func append(_ bytes: [UInt8]) -> [UInt8] {
         buffer += bytes
+        guard buffer.count > Self.part else { return [] }
         var out: [UInt8] = []
-        while buffer.count > Self.part {
+        out.reserveCapacity(buffer.count + buffer.count / Self.part + 1)
+        var start = 0
+        while buffer.count - start > Self.part {
             if !started { out.append(0xC0 | tag); started = true }
             out.append(0xE0 | 13)
-            out += buffer[0..<Self.part]
-            buffer.removeFirst(Self.part)
+            out += buffer[start..<(start + Self.part)]
+            start += Self.part
         }
+        let rest = Array(buffer[start...])
+        Crypto.cleanse(&buffer)
+        buffer = rest
         return out
     }
 
