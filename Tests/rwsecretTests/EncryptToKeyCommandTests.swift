@@ -205,4 +205,50 @@ struct EncryptToKeyCommandTests {
         let opened = try gpg(["-d"], stdin: made.stdout)
         #expect(opened.status == 0 && opened.out == "renewed\n", "\(opened.stderr)")
     }
+
+    /// python3 with pysequoia (Sequoia 2: v6 keys), else nil.
+    static let sequoiaPython: [String]? = {
+        for command in [PeerPython.command, ["/usr/bin/env", "python3"]] {
+            let probe = try? RWSecretProcess.run(Array(command.dropFirst()) + ["-c", "import pysequoia"], environment: ProcessInfo.processInfo.environment,
+                                                 executable: URL(fileURLWithPath: command[0]))
+            if probe?.status == 0 { return command }
+        }
+        return nil
+    }()
+
+    /// Keys pysequoia makes (RFC 9580 v6 and RFC 4880 v4 profiles; Cv25519, Cv448, P-384,
+    /// RSA 2048), each message opened by pysequoia: v6 X25519, X448, ECDH and RSA in PKESK v6.
+    static let sequoiaScript = """
+import sys, subprocess, os
+import pysequoia as ps
+rw, folder = sys.argv[1], sys.argv[2]
+plain = bytes((i * 7 + (i >> 8)) & 0xff for i in range(70000))
+src = os.path.join(folder, "plain.bin")
+open(src, "wb").write(plain)
+for profile in ["RFC9580", "RFC4880"]:
+    for suite in ["Cv25519", "Cv448", "P384", "RSA2k"]:
+        if profile == "RFC4880" and suite == "Cv448":
+            continue
+        name = f"{profile}-{suite}"
+        tsk = ps.Tsk.generate(f"{name} <p@example.org>", profile=getattr(ps.Profile, profile), cipher_suite=getattr(ps.CipherSuite, suite))
+        pub = os.path.join(folder, name + ".asc")
+        open(pub, "w").write(str(tsk.extract_certificate()))
+        out = os.path.join(folder, name + ".pgp")
+        subprocess.run([rw, "encrypt", "--to-key", pub, "-o", out, src], check=True)
+        got = ps.decrypt(decryptor=tsk.decryptor(), bytes=open(out, "rb").read()).bytes
+        assert got == plain, name
+        print("ok", name)
+"""
+
+    @Test("v6 and v4 keys made by pysequoia (X25519, X448, P-384, RSA): pysequoia opens each message",
+          .enabled(if: sequoiaPython != nil, "needs python3 with pysequoia (pip install pysequoia)"))
+    func sequoiaKeys() throws {
+        let python = try #require(Self.sequoiaPython)
+        let script = dir.file("peer.py", Self.sequoiaScript)
+        let result = try RWSecretProcess.run(Array(python.dropFirst()) + [script, RWSecretProcess.executable.path, dir.path],
+                                             environment: RWSecretProcess.environment(home: dir.url), directory: dir.url,
+                                             executable: URL(fileURLWithPath: python[0]))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.outLines == ["RFC9580-Cv25519", "RFC9580-Cv448", "RFC9580-P384", "RFC9580-RSA2k", "RFC4880-Cv25519", "RFC4880-P384", "RFC4880-RSA2k"].map { "ok " + $0 })
+    }
 }
