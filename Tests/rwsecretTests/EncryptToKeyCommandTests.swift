@@ -145,6 +145,18 @@ struct EncryptToKeyCommandTests {
         #expect(fromArmor.status == 0 && fromArmor.stdout == Self.plaintext, "\(fromArmor.stderr)")
     }
 
+    @Test("a binary OpenPGP message is not written to a terminal (64); --armor is", .enabled(if: PseudoTerminal.isAvailable, PseudoTerminal.unavailable))
+    func terminal() throws {
+        let input = dir.file("plain", "x\n")
+        let key = dir.file("a4.asc", bytes: Array(try Data(contentsOf: Self.rfc9580.appendingPathComponent("a4-v6-secret-key.asc"))))
+        let environment = RWSecretProcess.environment(home: dir.url)
+        let (refused, screen) = try PseudoTerminal.converse(["encrypt", "--to-key", key, input], environment: environment, answers: [])
+        #expect(refused == 64, "\(screen)")
+        #expect(screen.contains("refusing to write a binary OpenPGP message to a terminal"))
+        let (armored, screen2) = try PseudoTerminal.converse(["encrypt", "--to-key", key, "--armor", input], environment: environment, answers: [])
+        #expect(armored == 0 && screen2.contains("-----END PGP MESSAGE-----"), "\(screen2)")
+    }
+
     @Test("refused with one line (65) and nothing written: expired, revoked, signing-only, v4 with v6, not a key")
     func refusals() throws {
         defer { stopAgent() }
