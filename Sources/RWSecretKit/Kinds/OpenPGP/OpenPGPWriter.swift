@@ -110,7 +110,9 @@ package final class OpenPGPMessageWriter {
         guard versions.count == 1 else { throw .mixedVersions }
         v2 = versions.first!
         self.armor = armor ? OpenPGPArmorWriter() : nil
-        let session = SecretBytes(Crypto.randomBytes(count: Self.cipher.keySize))
+        var random = Crypto.randomBytes(count: Self.cipher.keySize)
+        let session = SecretBytes(random)
+        Crypto.cleanse(&random)
         defer { session.cleanseNow() }
         var out: [UInt8] = []
         for recipient in recipients {
