@@ -157,7 +157,7 @@ struct EncryptToKeyCommandTests {
         #expect(armored == 0 && screen2.contains("-----END PGP MESSAGE-----"), "\(screen2)")
     }
 
-    @Test("refused with one line (65) and nothing written: expired, revoked, signing-only, v4 with v6, not a key")
+    @Test("refused with one line (65) and nothing written: expired, revoked, signing-only, ElGamal, v4 with v6, not a key; -o over the key or input (73)")
     func refusals() throws {
         defer { stopAgent() }
         let input = dir.file("secret.txt", "a secret\n")
@@ -181,6 +181,9 @@ struct EncryptToKeyCommandTests {
         try refused([try export(revoked, armor: false)], "the OpenPGP key \(revoked) is revoked")
         let signing = try makeKey("Signer", "ed25519", subkey: nil)
         try refused([try export(signing, armor: true)], "the OpenPGP key \(signing) has no valid encryption subkey")
+        // DSA with an ElGamal subkey (OpenSSL has no ElGamal).
+        let elgamal = try makeKey("Elg", "dsa2048", subkey: "elg2048")
+        try refused([try export(elgamal, armor: false)], "the OpenPGP key \(elgamal): its encryption subkey is ElGamal, which OpenSSL does not have")
         let v6 = dir.file("a4.asc", bytes: Array(try Data(contentsOf: Self.rfc9580.appendingPathComponent("a4-v6-secret-key.asc"))))
         try refused([good, v6], "v4 and v6 OpenPGP keys in one message")
         try refused([input], "not a valid OpenPGP key")
