@@ -16,7 +16,9 @@ extension RWSecret {
                 decrypt's 1 MiB line limit (a plaintext line over 786,351 bytes) stops the run \
                 (exit 1): use --binary for it. \
                 With --to, --to-file or --to-self (or --format age) the whole input becomes one \
-                age file for those recipients (or under the password, with scrypt), which age opens.
+                age file for those recipients (or under the password, with scrypt), which age opens. \
+                With --to-key the whole input becomes one OpenPGP message to those keys, which gpg, \
+                sq and rnp open.
                 """
         )
 
@@ -62,7 +64,11 @@ extension RWSecret {
         @Flag(name: .customLong("to-self"), help: "Write one age file to every identity in the store (their recipients), so that this store opens it.")
         var toSelf = false
 
-        @Flag(help: "Write the age file as ASCII armor (-----BEGIN AGE ENCRYPTED FILE-----).")
+        @Option(name: .customLong("to-key"), help: ArgumentHelp("Write one OpenPGP message to the public key in this file (armored or binary; repeatable).", valueName: "file"),
+                completion: .file())
+        var keyRecipientFiles: [String] = []
+
+        @Flag(help: "Write the age file or OpenPGP message as ASCII armor (-----BEGIN AGE ENCRYPTED FILE----- / -----BEGIN PGP MESSAGE-----).")
         var armor = false
 
         @Option(help: ArgumentHelp("rncryptor (the default) or age (with a password: an scrypt age file of the whole input).", valueName: "format"))
@@ -77,8 +83,9 @@ extension RWSecret {
             if sources > 1 {
                 throw ValidationError("give the password one way only: --password-label, --password-file, --ask-password or --key-file")
             }
-            try validateAge()
-            if output != nil && !binary && !writesAge { throw ValidationError("-o needs --binary") }
+            try validateOpenPGP()
+            if !writesOpenPGP { try validateAge() }
+            if output != nil && !binary && !writesAge && !writesOpenPGP { throw ValidationError("-o needs --binary") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             try validateIterations()
         }
@@ -111,6 +118,7 @@ extension RWSecret {
             if binary && output == nil && isatty(STDOUT_FILENO) == 1 {
                 throw CommandFailure(.usage, "refusing to write raw ciphertext to a terminal: give -o FILE (or -o - to insist), or redirect stdout")
             }
+            if writesOpenPGP { throw CommandFailure.silent(try encryptOpenPGP(global)) }
             if writesAge { throw CommandFailure.silent(try encryptAge(global)) }
             let credential = try loadCredential(global)
             if let iterations, iterations != KeyDerivation.iterations, !global.quiet {

@@ -141,7 +141,9 @@ package enum OpenPGPKeyPrimitives {
     /// A fresh X25519 or X448 key pair: (private, public).
     static func montgomeryKeyPair(x448: Bool) -> (SecretBytes, [UInt8])? {
         let size = x448 ? 56 : 32
-        let secret = SecretBytes(Crypto.randomBytes(count: size))
+        var random = Crypto.randomBytes(count: size)
+        let secret = SecretBytes(random)
+        Crypto.cleanse(&random)
         guard let pub = montgomeryPublicKey(privateKey: secret, x448: x448) else { return nil }
         return (secret, pub)
     }

@@ -119,6 +119,9 @@ package final class OpenPGPKey: @unchecked Sendable {
     /// Seconds after creation it expires (0: never), from its latest binding or self-signature.
     package internal(set) var expiry: UInt32 = 0
     package internal(set) var revoked = false
+    /// The creation time of the self-signature or binding signature that set `flags` and
+    /// `expiry` (the newest one counts, as gpg reads a renewed key).
+    var selfSignatureTime: UInt32?
 
     init(version: UInt8, algorithm: UInt8, isSubkey: Bool, created: UInt32, publicBody: [UInt8], fields: OpenPGPPublicFields, secret: SecretBytes?) {
         self.version = version
@@ -303,6 +306,12 @@ enum OpenPGPSignatureInfo {
             return
         }
         if type == 0x18 && key === primary { return }
+        // The newest self-signature says (a renewed key keeps its older ones): its flags, and
+        // its expiry or none.
+        let created = subpackets.first { $0.0 == 2 && $0.1.count == 4 }.map { $0.1.reduce(0) { $0 << 8 | UInt32($1) } } ?? 0
+        if let newest = key.selfSignatureTime, created < newest { return }
+        key.selfSignatureTime = created
+        key.expiry = 0
         for (kind, data) in subpackets {
             switch kind {
             case 27: if let f = data.first { key.flags = f }
