@@ -90,6 +90,12 @@ check-install:
 	  bash Tests/release/exit-race.sh "$$tmp/usr/local/bin/rwsecret" && \
 	  sh scripts/check-installed-binary.sh "$$tmp/usr/local" "$$tmp/usr/local/bin/rwsecret" "$(TOOLCHAIN)"
 
+## check-startup-growth: one more command (compiled in with -D RWS_EXTRA_COMMAND, its own scratch
+## path) adds at most 0.2 M instructions to a one-message decrypt (callgrind; scripts/startup-growth.sh)
+.PHONY: check-startup-growth
+check-startup-growth: release
+	SWIFT="$(SWIFT)" sh scripts/startup-growth.sh "$(DIST)/rwsecret" $(RELEASE_FLAGS)
+
 ## check-consumer: a throw-away package depends on a tagged clone (committed code) by
 ## file:// URL and `from:` version, builds (SwiftPM refuses unsafe flags in a dependency)
 ## and decrypts with RWSecretKit and RNCryptorCompat

@@ -36,21 +36,20 @@ let package = Package(
         // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
         .systemLibrary(name: "CLinuxSyscalls"),
         // zlib: OpenPGP's ZIP and ZLIB compressed data (and, in the tests, the compressed vectors
-        // of the C2SP age test kit).
+        // of the C2SP age test kit). Its header only: the library is loaded with dlopen on first
+        // use, as libbz2's and libargon2's (no pkgConfig: its -lz would link it into every binary).
         .systemLibrary(
             name: "CZlib",
-            pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // libbz2: OpenPGP's BZip2 compressed data.
+        // libbz2: OpenPGP's BZip2 compressed data (header only, loaded with dlopen).
         .systemLibrary(
             name: "CBZip2",
             providers: [.apt(["libbz2-dev"])]
         ),
-        // libargon2: OpenPGP's Argon2 S2K (OpenSSL 3.0 has no Argon2).
+        // libargon2: OpenPGP's Argon2 S2K (OpenSSL 3.0 has no Argon2; header only, loaded with dlopen).
         .systemLibrary(
             name: "CArgon2",
-            pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
@@ -80,7 +79,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RWSecretKitTests",
-            dependencies: ["RWSecretKit", "COpenSSL", "CZlib", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["RWSecretKit", "COpenSSL", "CZlib", .product(name: "SystemPackage", package: "swift-system")],
+            // The age test kit's vectors are inflated by the tests themselves, with zlib linked here.
+            linkerSettings: [.linkedLibrary("z")]
         ),
         .testTarget(
             name: "RNCryptorCompatTests",

@@ -251,6 +251,15 @@ export HOME="${HOME:-$tmp}"
 "$SWIFT" build --package-path "$tmp/consumer" --scratch-path "$tmp/build" --cache-path "$tmp/cache" -q 2>&1 | tail -n 20
 bin="$tmp/build/debug/consumer"
 [ -x "$bin" ] || { echo "consumer-check: the consumer package did not build" >&2; exit 1; }
+# zlib, libbz2 and libargon2 are loaded with dlopen when an OpenPGP message needs them
+# (RWSecretKit's LoadedLibraries): a consumer links none of them (issue 33, issue 36).
+if command -v readelf >/dev/null; then
+    needed=$(readelf -d "$bin" | grep '(NEEDED)' | grep -E 'libz\.|libbz2|libargon2' || true)
+    [ -z "$needed" ] || { echo "consumer-check: the consumer links what RWSecretKit loads on first use: $needed" >&2; exit 1; }
+    linked=", zlib/libbz2/libargon2 not linked"
+else
+    linked=" (NEEDED check SKIPPED: no readelf)"
+fi
 "$bin" "$tmp/rwsecret/Fixtures/kinds" > "$tmp/out.txt"
 cat > "$tmp/expected.txt" <<'EOF'
 kit: written by RWSecretKit
@@ -283,4 +292,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group)"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group)$linked"

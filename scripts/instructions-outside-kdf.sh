@@ -11,7 +11,8 @@
 # instructions on the portable kernel), which would otherwise be counted silently.
 #
 # Usage: instructions-outside-kdf.sh OUT BIN ARGS...
-#   The measured run's stdout goes to OUT. Prints "OUTSIDE WHOLE" (instructions) and exits 0;
+#   The measured run's stdout goes to OUT; with RWS_CALLGRIND_OUT=FILE, its callgrind profile
+#   (every function executed, by symbol) is copied to FILE (check-startup.sh reads it). Prints "OUTSIDE WHOLE" (instructions) and exits 0;
 #   exits 2 (nothing printed) when valgrind, objcopy or nm is missing; else 1 with the reason on stderr.
 set -u
 out=$1 bin=$2
@@ -27,6 +28,7 @@ valgrind --tool=callgrind --callgrind-out-file="$dir/whole.out" "$dir/rwsecret" 
   || fail "the run failed under callgrind: $(tail -3 "$dir/whole.log")"
 valgrind --tool=callgrind --callgrind-out-file="$dir/outside.out" --toggle-collect="$kdf" --collect-atstart=yes \
   "$dir/rwsecret" "$@" > "$out" 2> "$dir/outside.log" || fail "the run failed under callgrind: $(tail -3 "$dir/outside.log")"
+[ -z "${RWS_CALLGRIND_OUT:-}" ] || cp "$dir/outside.out" "$RWS_CALLGRIND_OUT" || fail "could not copy the profile"
 whole=$(collected "$dir/whole.log") outside=$(collected "$dir/outside.log")
 [ -n "$whole" ] && [ -n "$outside" ] || fail "callgrind printed no count: $(tail -3 "$dir/whole.log")"
 [ $((whole - outside)) -gt 10000000 ] || fail "the KDF was not excluded ($whole vs $outside)"

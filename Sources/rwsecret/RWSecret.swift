@@ -27,7 +27,7 @@ struct RWSecret: ParsableCommand {
             rwsecret(1), or `rwsecret help decrypt`).
             """,
         version: RWSecretKit.version,
-        subcommands: [Decrypt.self, Encrypt.self, Password.self, Identity.self, Vault.self, Status.self]
+        subcommands: [Decrypt.self, Encrypt.self, Password.self, Identity.self, Vault.self, Status.self] + ExtraCommand.all
     )
 
     @OptionGroup var global: GlobalOptions
@@ -107,7 +107,8 @@ struct RWSecret: ParsableCommand {
 /// of the binary, so each command and option made every run dearer (issue 36: 14.4 M
 /// instructions of 19.9 M outside the KDF were the parse; the completion check alone 5.4 M).
 /// Anything but a successful parse (help, `--version`, completion requests, any error) is
-/// parsed again by the whole tree, which words it as always.
+/// parsed again by the whole tree, which words it as always. Before any of this, the plain
+/// vectors of most runs are parsed by hand (DecryptArguments), with no reflection at all.
 enum HotPath {
     nonisolated(unsafe) static var active = false
 
@@ -124,6 +125,8 @@ enum HotPath {
             ["-h", "--help", "-help", "--version", "help"].contains(argument) || argument.hasPrefix("--generate-completion")
                 || argument.hasPrefix("--experimental") || argument.hasPrefix("---")
         }) else { return nil }
+        // Most runs: parsed by hand, without ArgumentParser (DecryptArguments).
+        if let command = DecryptArguments.parse(arguments) { return command }
         active = true
         defer { active = false }
         return try? RWSecret.parseAsRoot(arguments)

@@ -207,11 +207,12 @@ package struct OpenPGPS2K: Sendable, Equatable {
     /// The key of `length` bytes derived from `password`.
     func derive(password: some ContiguousByteStorage, length: Int) throws(KindError) -> SecretBytes {
         if case .argon2(let salt, let passes, let parallelism, let m) = mode {
+            let argon2 = try LoadedLibraries.argon2()
             var status = ARGON2_OK.rawValue
             let key = SecretBytes(count: length) { out in
                 status = password.withUnsafeBytes { pw in
                     salt.withUnsafeBytes { s in
-                        argon2id_hash_raw(UInt32(passes), UInt32(1) << UInt32(m), UInt32(parallelism), pw.baseAddress, pw.count,
+                        argon2.argon2id_hash_raw(UInt32(passes), UInt32(1) << UInt32(m), UInt32(parallelism), pw.baseAddress, pw.count,
                                           s.baseAddress, s.count, out.baseAddress, length)
                     }
                 }
@@ -220,7 +221,7 @@ package struct OpenPGPS2K: Sendable, Equatable {
                 throw .outOfMemory("\(words) needs \(memoryPerTry >> 20) MiB for one try")
             }
             guard status == ARGON2_OK.rawValue else {
-                throw .refused("Argon2 S2K failed: \(String(cString: argon2_error_message(status)))")
+                throw .refused("Argon2 S2K failed: \(argon2.argon2_error_message(status).map { String(cString: $0) } ?? "status \(status)")")
             }
             return key
         }

@@ -6,8 +6,8 @@ internal import CBZip2
 /// follows its end in the packet (sq's padding) is skipped.
 final class OpenPGPDecompressor: ByteSource {
     private enum Engine {
-        case zlib(UnsafeMutablePointer<z_stream>)
-        case bzip2(UnsafeMutablePointer<bz_stream>)
+        case zlib(UnsafeMutablePointer<z_stream>, rws_zlib)
+        case bzip2(UnsafeMutablePointer<bz_stream>, rws_bzip2)
     }
 
     private let body: ByteSource
@@ -21,25 +21,29 @@ final class OpenPGPDecompressor: ByteSource {
         self.body = body
         switch algorithm {
         case 1, 2:
+            let zlib: rws_zlib
+            do { zlib = try LoadedLibraries.zlib() } catch { inputBuffer.deallocate(); throw error }
             let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
             stream.initialize(to: z_stream())
-            let ok = inflateInit2_(stream, algorithm == 1 ? -15 : 15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+            let ok = zlib.inflateInit2_(stream, algorithm == 1 ? -15 : 15, zlib.zlibVersion(), Int32(MemoryLayout<z_stream>.size))
             guard ok == Z_OK else {
                 stream.deallocate()
                 inputBuffer.deallocate()
                 throw .header("zlib could not start (\(ok))")
             }
-            engine = .zlib(stream)
+            engine = .zlib(stream, zlib)
         case 3:
+            let bzip2: rws_bzip2
+            do { bzip2 = try LoadedLibraries.bzip2() } catch { inputBuffer.deallocate(); throw error }
             let stream = UnsafeMutablePointer<bz_stream>.allocate(capacity: 1)
             stream.initialize(to: bz_stream())
-            let ok = BZ2_bzDecompressInit(stream, 0, 0)
+            let ok = bzip2.BZ2_bzDecompressInit(stream, 0, 0)
             guard ok == BZ_OK else {
                 stream.deallocate()
                 inputBuffer.deallocate()
                 throw .header("libbz2 could not start (\(ok))")
             }
-            engine = .bzip2(stream)
+            engine = .bzip2(stream, bzip2)
         default:
             inputBuffer.deallocate()
             throw .header("unknown compression algorithm \(algorithm)")
@@ -48,11 +52,11 @@ final class OpenPGPDecompressor: ByteSource {
 
     deinit {
         switch engine {
-        case .zlib(let stream):
-            inflateEnd(stream)
+        case .zlib(let stream, let zlib):
+            _ = zlib.inflateEnd(stream)
             stream.deallocate()
-        case .bzip2(let stream):
-            BZ2_bzDecompressEnd(stream)
+        case .bzip2(let stream, let bzip2):
+            _ = bzip2.BZ2_bzDecompressEnd(stream)
             stream.deallocate()
         }
         Crypto.cleanse(inputBuffer)
@@ -73,7 +77,7 @@ final class OpenPGPDecompressor: ByteSource {
         let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let room = min(buffer.count, Int(UInt32.max))
         switch engine {
-        case .zlib(let stream):
+        case .zlib(let stream, let zlib):
             stream.pointee.next_out = out
             stream.pointee.avail_out = UInt32(room)
             while stream.pointee.avail_out == UInt32(room) {
@@ -81,7 +85,7 @@ final class OpenPGPDecompressor: ByteSource {
                     stream.pointee.next_in = next
                     stream.pointee.avail_in = UInt32(n)
                 }
-                let status = inflate(stream, Z_NO_FLUSH)
+                let status = zlib.inflate(stream, Z_NO_FLUSH)
                 if status == Z_STREAM_END {
                     ended = true
                     try checkNothingAfter(left: Int(stream.pointee.avail_in))
@@ -90,7 +94,7 @@ final class OpenPGPDecompressor: ByteSource {
                 guard status == Z_OK || status == Z_BUF_ERROR else { throw .payload("corrupt compressed data (zlib \(status))") }
             }
             return room - Int(stream.pointee.avail_out)
-        case .bzip2(let stream):
+        case .bzip2(let stream, let bzip2):
             stream.pointee.next_out = UnsafeMutableRawPointer(out).assumingMemoryBound(to: CChar.self)
             stream.pointee.avail_out = UInt32(room)
             while stream.pointee.avail_out == UInt32(room) {
@@ -98,7 +102,7 @@ final class OpenPGPDecompressor: ByteSource {
                     stream.pointee.next_in = UnsafeMutableRawPointer(next).assumingMemoryBound(to: CChar.self)
                     stream.pointee.avail_in = UInt32(n)
                 }
-                let status = BZ2_bzDecompress(stream)
+                let status = bzip2.BZ2_bzDecompress(stream)
                 if status == BZ_STREAM_END {
                     ended = true
                     try checkNothingAfter(left: Int(stream.pointee.avail_in))
