@@ -39,26 +39,7 @@ package enum OpenPGPKeyPrimitives {
     }
 
     private static func makeRSA(_ parts: [(key: StaticString, value: [UInt8])], keypair: Bool) -> OpaquePointer? {
-        Crypto.initializeOpenSSL()
-        guard let builder = OSSL_PARAM_BLD_new() else { return nil }
-        defer { OSSL_PARAM_BLD_free(builder) }
-        var numbers: [OpaquePointer] = []
-        defer { numbers.forEach { BN_clear_free($0) } }
-        for (name, bytes) in parts {
-            guard let number = BN_bin2bn(bytes, Int32(bytes.count), nil) else { return nil }
-            numbers.append(number)
-            guard OSSL_PARAM_BLD_push_BN(builder, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self), number) == 1 else { return nil }
-        }
-        guard let params = OSSL_PARAM_BLD_to_param(builder) else { return nil }
-        defer { OSSL_PARAM_free(params) }
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { return nil }
-        defer { EVP_PKEY_CTX_free(ctx) }
-        var made: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(ctx) == 1, EVP_PKEY_fromdata(ctx, &made, keypair ? rws_select_keypair() : rws_select_public_key(), params) == 1 else {
-            ERR_clear_error()
-            return nil
-        }
-        return made
+        RSAKey.makeKey(parts, keypair: keypair)
     }
 
     /// RSA PKCS#1 v1.5 decryption of `ciphertext` with the private key (n, e, d). A padding

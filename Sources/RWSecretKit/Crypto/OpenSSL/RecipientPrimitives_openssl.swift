@@ -63,6 +63,14 @@ final class RSAKey: @unchecked Sendable {
     let bits: Int
 
     fileprivate init?(_ parts: [(key: StaticString, value: [UInt8])]) {
+        guard let made = Self.makeKey(parts, keypair: parts.count == 3) else { return nil }
+        key = made
+        bits = Int(EVP_PKEY_get_bits(made))
+    }
+
+    /// An RSA EVP_PKEY from its numbers (n, e; and d for a key pair), owned by the caller; nil
+    /// where OpenSSL refuses them.
+    static func makeKey(_ parts: [(key: StaticString, value: [UInt8])], keypair: Bool) -> OpaquePointer? {
         Crypto.initializeOpenSSL()
         guard let builder = OSSL_PARAM_BLD_new() else { return nil }
         defer { OSSL_PARAM_BLD_free(builder) }
@@ -78,13 +86,12 @@ final class RSAKey: @unchecked Sendable {
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { return nil }
         defer { EVP_PKEY_CTX_free(ctx) }
         var made: OpaquePointer?
-        let selection = parts.count == 3 ? rws_select_keypair() : rws_select_public_key()
+        let selection = keypair ? rws_select_keypair() : rws_select_public_key()
         guard EVP_PKEY_fromdata_init(ctx) == 1, EVP_PKEY_fromdata(ctx, &made, selection, params) == 1, let made else {
             ERR_clear_error()
             return nil
         }
-        key = made
-        bits = Int(EVP_PKEY_get_bits(made))
+        return made
     }
 
     /// A key OpenSSL made (its PEM reader): released with this object.
