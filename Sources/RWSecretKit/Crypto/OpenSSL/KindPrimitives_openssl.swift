@@ -70,11 +70,17 @@ package enum KindPrimitives {
 
     /// HKDF-SHA256 (RFC 5869, extract then expand) through `EVP_PKEY_HKDF`.
     package static func hkdfSHA256(key: some ContiguousByteStorage, salt: [UInt8], info: [UInt8], length: Int) -> SecretBytes {
+        hkdf(sha512: false, key: key, salt: salt, info: info, length: length)
+    }
+
+    /// HKDF (RFC 5869) with SHA-256 or SHA-512 through `EVP_PKEY_HKDF`; an empty salt is a
+    /// salt of zeros.
+    package static func hkdf(sha512: Bool, key: some ContiguousByteStorage, salt: [UInt8], info: [UInt8], length: Int) -> SecretBytes {
         Crypto.initializeOpenSSL()
         return SecretBytes(count: length) { out in
             guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else { fatalError("OpenSSL has no HKDF") }
             defer { EVP_PKEY_CTX_free(ctx) }
-            var ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) == 1
+            var ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_CTX_set_hkdf_md(ctx, sha512 ? EVP_sha512() : EVP_sha256()) == 1
             // An empty salt means a salt of zeros (RFC 5869 2.2), which OpenSSL does when none is set.
             if ok && !salt.isEmpty {
                 ok = salt.withUnsafeBytes { EVP_PKEY_CTX_set1_hkdf_salt(ctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32($0.count)) } == 1

@@ -219,21 +219,7 @@ package enum OpenPGPKeyPrimitives {
 
     /// HKDF (RFC 5869) with SHA-256 or SHA-512, no salt.
     static func hkdf(sha512: Bool, key: some ContiguousByteStorage, info: [UInt8], length: Int) -> SecretBytes {
-        Crypto.initializeOpenSSL()
-        return SecretBytes(count: length) { out in
-            guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else { fatalError("OpenSSL has no HKDF") }
-            defer { EVP_PKEY_CTX_free(ctx) }
-            var ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_CTX_set_hkdf_md(ctx, sha512 ? EVP_sha512() : EVP_sha256()) == 1
-            if ok {
-                ok = key.withUnsafeBytes { EVP_PKEY_CTX_set1_hkdf_key(ctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32($0.count)) } == 1
-            }
-            if ok && !info.isEmpty {
-                ok = info.withUnsafeBytes { EVP_PKEY_CTX_add1_hkdf_info(ctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32($0.count)) } == 1
-            }
-            var outLength = length
-            if ok { ok = EVP_PKEY_derive(ctx, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &outLength) == 1 && outLength == length }
-            precondition(ok, "OpenSSL HKDF failed")
-        }
+        KindPrimitives.hkdf(sha512: sha512, key: key, salt: [], info: info, length: length)
     }
 
     /// The AES key wrap (RFC 3394) with a 16-, 24- or 32-byte key encryption key: unwraps
