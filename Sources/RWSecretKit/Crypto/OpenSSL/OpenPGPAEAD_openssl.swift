@@ -37,13 +37,7 @@ package final class OpenPGPAEADOpener {
 
     /// Nil when `cipher` is not AES (OpenSSL has no OCB or GCM for the others) or OpenSSL refuses the key.
     package init?(mode: OpenPGPAEADMode, cipher: OpenPGPCipher, key: some ContiguousByteStorage) {
-        let bits: Int
-        switch cipher {
-        case .aes128: bits = 128
-        case .aes192: bits = 192
-        case .aes256: bits = 256
-        default: return nil
-        }
+        guard let bits = cipher.aesBits else { return nil }
         Crypto.initializeOpenSSL()
         guard key.withUnsafeBytes({ $0.count }) == bits / 8 else { return nil }
         let name = "AES-\(bits)-" + (mode == .eax ? "CTR" : mode.name)

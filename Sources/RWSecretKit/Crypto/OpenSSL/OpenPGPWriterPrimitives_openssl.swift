@@ -52,13 +52,7 @@ package final class OpenPGPAEADSealer {
 
     /// Nil for EAX (not written), a cipher other than AES, or a key OpenSSL refuses.
     package init?(mode: OpenPGPAEADMode, cipher: OpenPGPCipher, key: some ContiguousByteStorage) {
-        let bits: Int
-        switch cipher {
-        case .aes128: bits = 128
-        case .aes192: bits = 192
-        case .aes256: bits = 256
-        default: return nil
-        }
+        guard let bits = cipher.aesBits else { return nil }
         guard mode != .eax, key.withUnsafeBytes({ $0.count }) == bits / 8 else { return nil }
         Crypto.initializeOpenSSL()
         guard let evp = EVP_CIPHER_fetch(nil, "AES-\(bits)-\(mode.name)", nil) else { ERR_clear_error(); return nil }

@@ -48,6 +48,16 @@ package enum OpenPGPCipher: Sendable, Equatable {
     }
 
     /// The block size in bytes.
+    /// The key size in bits of an AES cipher (the only ones OpenSSL has OCB and GCM for); nil for the others.
+    var aesBits: Int? {
+        switch self {
+        case .aes128: 128
+        case .aes192: 192
+        case .aes256: 256
+        default: nil
+        }
+    }
+
     var blockSize: Int {
         switch self {
         case .tripleDES, .cast5, .blowfish: 8
