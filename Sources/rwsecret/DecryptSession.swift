@@ -12,8 +12,9 @@ final class DecryptSession: @unchecked Sendable {
     let jobs: Int
     private let jobsReason: String
     private let writer: RecordWriter
-    /// Messages in flight divide the chain between them and share each winner (`SearchGate`).
-    private let gate = SearchGate()
+    /// Messages in flight divide the chain between them and share each winner (`SearchGate`),
+    /// whole files of other kinds on the pipeline's threads too (`KindDecryption.walk`).
+    let gate = SearchGate()
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?
     /// Set by the command: the records of an input that holds messages of another kind (a whole
@@ -104,17 +105,25 @@ final class DecryptSession: @unchecked Sendable {
             // The progress line counts the whole input done: read to its end by the kind.
             writer.startInput(input.fd)
             if input.isRegularFile { _ = lseek(input.fd, 0, SEEK_END) }
-            guard case .records(let records) = work else {
-                guard case .items(let items) = work else { return }
+            let made: [KindRecord]
+            switch work {
+            case .records(let records): made = records
+            case .alone(let make):
+                // Opened here once everything before it is written (its whole budget, its winner
+                // first for the files after it).
+                pipeline.drain()
+                made = try make()
+            case .items(let items):
                 // One record each, in input order; the winner of each goes first for those after it.
                 for item in items where !stopped(pipeline) {
-                    pipeline.submitDeferred({ [self, weak pipeline] _, _ in
+                    pipeline.submitDeferred({ [self, weak pipeline] threads, position in
                         guard let pipeline, !stopped(pipeline) else { return .otherKinds([]) }
-                        return .otherKinds([item.make()])
-                    }, bytes: 2 * item.bytes)
+                        return .otherKinds([item.make(threads, position)])
+                    }, bytes: 2 * item.bytes, inOrder: item.inOrder)
                 }
                 return
             }
+            let records = made
             if let stop = records.firstIndex(where: \.emptyChain), let hint = emptyChainHint {
                 pipeline.submit(result: .otherKinds(Array(records[..<stop])))
                 try stopForEmptyChain(pipeline, hint: hint)
@@ -142,7 +151,8 @@ final class DecryptSession: @unchecked Sendable {
         writer.startInput(input.fd)
         // A regular file's next line is read at once, so its latest message can wait
         // for it; a pipe's next line may take a while, so its messages start at once.
-        let queue = input.isRegularFile ? pipeline.submitDeferred : pipeline.submit(_:bytes:)
+        let queue: (@escaping OrderedPipeline<Outcome>.Work, Int) -> Void = input.isRegularFile
+            ? { pipeline.submitDeferred($0, bytes: $1) } : { pipeline.submit($0, bytes: $1) }
         // Text mode: the rows that are no message are held until a message shows the input
         // holds messages; an input with none is said once (plain text, YAML with no !vault).
         var held = writer.mode.json || rowsPromised ? nil : NotMessages(looksLikeYAML: inputLooksLikeYAML, vaultUnread: inputVaultUnread)

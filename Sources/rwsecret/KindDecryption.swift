@@ -13,6 +13,8 @@ import Glibc
 struct KindDecryption {
     let session: DecryptSession
     let identities: IdentityChain
+    /// Whether a whole file went first already (`work(of:)`).
+    let wholeFiles = WholeFiles()
 
     /// What a message was offered: the passwords and identities tried or ready to try.
     struct Offered {
@@ -334,8 +336,12 @@ struct KindRecord {
 /// pipeline to run on up to --jobs threads in input order (issue 36).
 enum KindWork {
     case records([KindRecord])
-    /// Each with the bytes its record may hold (the pipeline's byte budget).
-    case items([(bytes: Int, make: @Sendable () -> KindRecord)])
+    /// Made on the reading thread once every item before it is done (the pipeline drained).
+    case alone(() throws -> [KindRecord])
+    /// Each with the bytes its record may hold (the pipeline's byte budget); `make` is told the
+    /// threads it may use and its place in the pipeline (`OrderedPipeline.Work`).
+    /// `inOrder`: taken by the threads in input order (`OrderedPipeline.submit`), not in stretches.
+    case items([(bytes: Int, make: @Sendable (_ threads: Int, _ position: Int) -> KindRecord, inOrder: Bool)])
 }
 
 extension KindDecryption {
@@ -357,10 +363,12 @@ extension KindDecryption {
         let items: [Item]
         nonisolated(unsafe) let input = input  // read with pread only, by one item at a time
         let prefix = try readAt(input, count: detectionLength)
-        // A whole file is opened here, one at a time: the identity or password that opened the
-        // file before goes first for the next (files in flight together would each try the
-        // chain in its old order: more tries, and more key derivations).
-        if MessageKinds.detect(prefix[...]) != nil { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
+        // A whole file: at --jobs 1 opened here; else on the pipeline's threads, walking the
+        // chain in the run's `SearchGate` order (`wholeFile(_:input:index:)`).
+        if let kind = MessageKinds.detect(prefix[...]) {
+            guard session.jobs > 1 else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
+            return try wholeFile(kind, input: input, index: index)
+        }
         do {
             session.inputLooksLikeYAML = Self.mayBeYAML(prefix)
             guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
@@ -377,13 +385,13 @@ extension KindDecryption {
         }
         // On a pipeline thread a store that fails (it opened already, or opens lazily for a
         // later record) fails that record.
-        @Sendable func onPipeline(_ item: Item) -> (bytes: Int, make: @Sendable () -> KindRecord) {
-            (item.bytes, {
+        @Sendable func onPipeline(_ item: Item) -> (bytes: Int, make: @Sendable (Int, Int) -> KindRecord, inOrder: Bool) {
+            (item.bytes, { _, _ in
                 do { return try item.make() } catch {
                     let reason = (error as? CommandFailure)?.message ?? "\(error)"
                     return KindRecord(place: item.place, result: .failure(.otherKind(reason)), winner: nil)
                 }
-            })
+            }, false)
         }
         guard !session.client.runOnlyPasswords.isEmpty || !identities.fileIdentities().isEmpty else {
             // The store opens here (a failure stops the run, 69); with nothing in the chain, the
@@ -400,8 +408,8 @@ extension KindDecryption {
         // it needs and cannot open stops the run (69, naming --no-store); the rest run on the
         // pipeline's threads.
         let first = MadeRecord(try items[0].make())
-        let done: @Sendable () -> KindRecord = { first.record }
-        return .items([(items[0].bytes, done)] + items.dropFirst().map { onPipeline($0) })
+        let done: @Sendable (Int, Int) -> KindRecord = { _, _ in first.record }
+        return .items([(items[0].bytes, done, false)] + items.dropFirst().map { onPipeline($0) })
     }
 
     func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {
@@ -465,11 +473,13 @@ extension KindDecryption {
         }
     }
 
-    private func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place,
-                                        again: (() -> KindInput)? = nil) throws -> KindRecord {
+    /// `opening`, when given, opens the message instead of `openLazily` (`walk`: a whole file on
+    /// the pipeline's threads), into the sink it is handed.
+    func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place, again: (() -> KindInput)? = nil,
+                                opening: ((MemoryPlaintext, inout Offered) throws -> Result<KindOpened, KindFailure>)? = nil) throws -> KindRecord {
         var sink = MemoryPlaintext(limit: Self.lineModeLimit)
         var offered = Offered()
-        let outcome = try openLazily(kind, input: input, into: sink, offered: &offered)
+        let outcome = try opening?(sink, &offered) ?? openLazily(kind, input: input, into: sink, offered: &offered)
         do throws(KindFailure) {
             let opened: KindOpened
             do { opened = try outcome.get() } catch {

@@ -52,7 +52,9 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// The item each worker thread ran last (`take`).
     private var lastByThread: [pthread_t: Int] = [:]
     /// Work held back by `submitDeferred` (touched by the submitting thread only).
-    private var deferred: (Work, bytes: Int)?
+    private var deferred: (Work, bytes: Int, inOrder: Bool)?
+    /// The waiting items submitted `inOrder` (`take`).
+    private var inOrder: Set<Int> = []
     private let deliver: (Result) -> Void
 
     /// A work item: told how many threads it may use, and its place in submission order.
@@ -103,9 +105,12 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     ///
     /// `bytes`: what the item holds until it is delivered, its input and its result (see
     /// `byteBudget`).
-    func submit(_ work: @escaping Work, bytes: Int = 0) {
+    ///
+    /// `inOrder`: taken only in submission order, whatever the stretches (whole files, whose
+    /// neighbours gain most from each other's winner: `KindDecryption.wholeFile`).
+    func submit(_ work: @escaping Work, bytes: Int = 0, inOrder: Bool = false) {
         startDeferred()
-        start(work, bytes: bytes, onThisThread: jobs == 1)
+        start(work, bytes: bytes, inOrder: inOrder, onThisThread: jobs == 1)
     }
 
     /// Like `submit(_:)`, but `work` waits for the next submission: if none comes before
@@ -113,20 +118,20 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// hand-off to a worker would only add the wait for it to wake (0.5 ms and more here).
     /// Only for input whose next item comes without blocking (a regular file); call
     /// `startDeferred()` before reading anything that may block.
-    func submitDeferred(_ work: @escaping Work, bytes: Int = 0) {
+    func submitDeferred(_ work: @escaping Work, bytes: Int = 0, inOrder: Bool = false) {
         startDeferred()
-        deferred = (work, bytes)
+        deferred = (work, bytes, inOrder)
     }
 
     /// Queues the deferred work, if any, like any other.
     func startDeferred() {
-        guard let (work, bytes) = deferred else { return }
+        guard let (work, bytes, inOrder) = deferred else { return }
         deferred = nil
-        submit(work, bytes: bytes)
+        submit(work, bytes: bytes, inOrder: inOrder)
     }
 
     /// Numbers `work`, waits for room, and runs it on this thread or queues it for the workers.
-    private func start(_ work: @escaping Work, bytes: Int, onThisThread: Bool) {
+    private func start(_ work: @escaping Work, bytes: Int, inOrder first: Bool = false, onThisThread: Bool) {
         let sequence = nextToSubmit
         nextToSubmit += 1
         if jobs > 1 {
@@ -146,7 +151,10 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
             return
         }
         group.enter()
-        lock.withLock { waiting.append((sequence, work)) }
+        lock.withLock {
+            waiting.append((sequence, work))
+            if first { inOrder.insert(sequence) }
+        }
         ready.signal()
         // One run of `serve` per item: it takes whichever waiting item is best for its thread.
         // `leave` only once the worker has let go of it and all it holds (the pipeline, and
@@ -180,6 +188,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         var (sequence, work, threads): (Int, Work?, Int) = lock.withLock {
             let index = take(after: lastByThread[pthread_self()])
             let item = waiting.remove(at: index)
+            inOrder.remove(item.sequence)
             lastByThread[pthread_self()] = item.sequence
             runningCount += 1
             return (item.sequence, item.work, jobs - runningCount + 1)
@@ -196,7 +205,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// waiting items whose item before is done (or was never work); else the middle of the
     /// longest run, which leaves its first half to the thread before it.
     private func take(after last: Int?) -> Int {
-        guard stretches else { return 0 }
+        guard stretches, !inOrder.contains(waiting[0].sequence) else { return 0 }
         if let last {
             var (low, high) = (0, waiting.count)
             while low < high {
@@ -223,9 +232,10 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
 
     /// Runs the deferred work here, if any, and waits until every result has been delivered.
     func drain() {
-        if let (work, bytes) = deferred {
+        if let (work, bytes, inOrder) = deferred {
             deferred = nil
-            start(work, bytes: bytes, onThisThread: true)
+            // One taken in order waits its turn (here it would run before those waiting).
+            start(work, bytes: bytes, inOrder: inOrder, onThisThread: !inOrder || jobs == 1)
         }
         group.wait()
     }

@@ -94,7 +94,7 @@ package final class SearchGate: Sendable {
     /// A walk starts: it is in flight until `end(_:failed:)`. Returns its number: `position`
     /// (the message's place in the input) when given, else walks are numbered as they
     /// begin, which is the input order but for races between threads.
-    func begin(at position: Int? = nil) -> Int {
+    package func begin(at position: Int? = nil) -> Int {
         state.withLock { state in
             state.walks += 1
             state.begun += 1
@@ -129,7 +129,7 @@ package final class SearchGate: Sendable {
     /// passwords meanwhile all try it, which each of them needs, rather than passwords other
     /// walks are about to fail (16 walks, 64 passwords, the right one last, 20 messages:
     /// 103 keys as at `--jobs 1`, not 116, in the scale model).
-    func claim(_ count: Int, of names: [String], untried: [Bool], preferred: Int?, walk: Int) -> [Int] {
+    package func claim(_ count: Int, of names: [String], untried: [Bool], preferred: Int?, walk: Int) -> [Int] {
         state.withLock { state in
             var picked: [Int] = []
             func take(_ index: Int) {
@@ -199,7 +199,7 @@ package final class SearchGate: Sendable {
     /// The keys of `names` (claimed by `claim`) are derived: none matched, or the key of
     /// `matched` did, and `opener` opened walk `walk`'s message (the first password in
     /// chain order with that key form: usually `matched`).
-    func tried(_ names: [String], matched: String? = nil, opener: String? = nil, walk: Int) {
+    package func tried(_ names: [String], matched: String? = nil, opener: String? = nil, walk: Int) {
         state.withLock { state in
             for name in names {
                 state.inFlight[walk]?.trying.remove(name)
@@ -219,7 +219,7 @@ package final class SearchGate: Sendable {
     }
 
     /// Walk `walk` ends: what it claimed and tried no longer counts.
-    func end(walk: Int) {
+    package func end(walk: Int) {
         state.withLock { state in
             state.walks -= 1
             state.inFlight[walk] = nil
