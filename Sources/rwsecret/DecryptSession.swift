@@ -112,6 +112,7 @@ final class DecryptSession: @unchecked Sendable {
                 // Opened here once everything before it is written (its whole budget, its winner
                 // first for the files after it).
                 pipeline.drain()
+                guard !stopped(pipeline) else { return }  // stdout failed meanwhile: no key derived
                 made = try make()
             case .items(let items):
                 // One record each, in input order; the winner of each goes first for those after it.
