@@ -484,13 +484,17 @@ package enum OpenPGPKind: MessageKind {
                 seenLiteral = literal
             case 4:
                 // A one-pass signature: the literal data that follows is hashed for it.
-                if let hasher = OpenPGPSignatureHasher.onePass(try body.readAll(limit: 1024)) { hashers.append(hasher) }
+                // At most `maxSignatures` (each hashes the whole literal data again): one past that is read and left alone.
+                let bytes = try body.readAll(limit: 1024)
+                if hashers.count < OpenPGPSignature.maxSignatures, let hasher = OpenPGPSignatureHasher.onePass(bytes) { hashers.append(hasher) }
             case 2:
                 // A signature after the literal data: its hash finished now, checked by the
                 // caller once the message has verified (OpenPGPSignature.swift). One before the
                 // data (no one-pass packet) is not one this reader hashed for: left alone.
                 let bytes = try body.readAll(limit: 1 << 16)
-                if seenLiteral != nil, let signature = OpenPGPSignature.parse(bytes, hashers: hashers) { signatures.append(signature) }
+                if seenLiteral != nil, signatures.count < OpenPGPSignature.maxSignatures, let signature = OpenPGPSignature.parse(bytes, hashers: hashers) {
+                    signatures.append(signature)
+                }
             case 10, 21:
                 // Markers and padding.
                 try body.skip()

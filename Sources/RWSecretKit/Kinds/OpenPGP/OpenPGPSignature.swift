@@ -86,6 +86,10 @@ package struct OpenPGPSignature: Sendable, Equatable {
         }
     }
 
+    /// The signatures of one message that are hashed and kept: every writer makes one or two;
+    /// more would each hash the whole literal data again (before the message has verified).
+    static let maxSignatures = 16
+
     /// The Ed25519 OID of v4 EdDSA keys (1.3.6.1.4.1.11591.15.1).
     static let ed25519OID: [UInt8] = [0x2B, 0x06, 0x01, 0x04, 0x01, 0xDA, 0x47, 0x0F, 0x01]
 
