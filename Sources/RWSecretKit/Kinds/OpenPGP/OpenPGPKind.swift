@@ -304,17 +304,7 @@ package enum OpenPGPKind: MessageKind {
         guard let mode = skesk.aead else { return nil }
         let info: [UInt8] = [0xC3, 6, skesk.cipher.id, mode.rawValue]
         let kek = KindPrimitives.hkdfSHA256(key: key, salt: [], info: info, length: skesk.cipher.keySize)
-        guard let opener = OpenPGPAEADOpener(mode: mode, cipher: skesk.cipher, key: kek) else { return nil }
-        let sealed = skesk.encryptedKey.count - OpenPGPAEADMode.tagSize
-        var ok = false
-        let plain = SecretBytes(count: sealed) { out in
-            skesk.encryptedKey.withUnsafeBytes { raw in
-                ok = opener.open(UnsafeRawBufferPointer(rebasing: raw[0..<sealed]), tag: UnsafeRawBufferPointer(rebasing: raw[sealed...]),
-                                 nonce: skesk.iv, ad: info, into: out)
-            }
-            if !ok { Crypto.cleanse(out) }
-        }
-        return ok ? plain : nil
+        return unseal(skesk, key: kek, ad: info)
     }
 
     /// The quick check: the last two bytes of the random prefix repeated (RFC 9580 5.13.1).
