@@ -124,6 +124,17 @@ struct OpenPGPSignatureCommandTests {
         #expect(opened.stderr.contains("signed by \(signer), verified"), "\(opened.stderr)")
     }
 
+    @Test("a SHA-1 signature (gpg --digest-algo SHA1) is not verified, saying why, even with its key known; the plaintext is released (0)")
+    func sha1Signature() throws {
+        defer { stopAgent() }
+        let recipient = try makeKey("Sha1Rcpt", "ed25519", subkey: "cv25519")
+        let signer = try makeKey("Sha1Signer", "rsa3072")
+        let message = try gpgOutput(["-r", recipient, "-u", signer, "--digest-algo", "SHA1", "--sign", "--encrypt"], "old hash\n")
+        let opened = try run(["decrypt", "--no-store", "--verbose", "--identity", try export(recipient, secret: true), "--signer-key", try export(signer, secret: false), message])
+        #expect(opened.status == 0 && opened.out == "old hash\n", "\(opened.stderr)")
+        #expect(opened.stderr.contains("signed by \(signer), not verified (its hash, SHA1, is one RFC 9580 forbids, not checked)"), "\(opened.stderr)")
+    }
+
     /// Wraps an OpenPGP packet stream (argv[1]) into an SKESK v4 (salted S2K, SHA-256, AES-256)
     /// and a SEIPD v1 packet with its MDC, for the password in argv[2]: a message whose
     /// encryption verifies whatever its packets inside say (a signature changed on the way).

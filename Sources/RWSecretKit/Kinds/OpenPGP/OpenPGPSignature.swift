@@ -138,6 +138,10 @@ package struct OpenPGPSignature: Sendable, Equatable {
             if hasher.issuer.count == 8 { keyID = hasher.issuer } else { fingerprint = hasher.issuer }
         }
         let issuer = (fingerprint ?? keyID).map(OpenPGPKeyFile.hex) ?? "an unnamed key"
+        // RFC 9580 9.5: MD5, SHA-1 and RIPEMD-160 signatures are not to be validated (collisions).
+        if [1, 2, 3].contains(hash) {
+            return unchecked(issuer: issuer, "its hash, \(OpenPGPHash.openSSLName(hash) ?? "\(hash)"), is one RFC 9580 forbids, not checked")
+        }
         guard let digest = hasher.finish(hashedPart: Array(body[0..<hashedEnd])) else {
             return unchecked(issuer: issuer, "its hash (algorithm \(hash)) is not in this OpenSSL, not checked")
         }
