@@ -93,6 +93,7 @@ struct OpenPGPSignatureCommandTests {
                 let known = try run(["decrypt", "--no-store", "--verbose", "--identity", recipientKey, "--signer-key", publicKey, message])
                 #expect(known.status == 0 && known.out == text, "\(known.stderr)")
                 #expect(known.stderr.contains("; signed by \(signer), verified"), "\(name) \(extra): \(known.stderr)")
+                guard extra.isEmpty else { continue }
                 let json = try run(["decrypt", "--no-store", "--json", "--identity", recipientKey, "--signer-key=\(publicKey)", message])
                 #expect(json.status == 0 && json.out.contains(#""signed_by":"\#(signer)","signature":"verified""#), "\(json.out)")
             }
