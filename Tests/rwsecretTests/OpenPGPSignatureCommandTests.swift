@@ -204,6 +204,19 @@ sys.stdout.buffer.write(packet(3, bytes([4, 9, 1, 8]) + salt) + packet(18, body)
         }
     }
 
+    @Test("RFC 9580 A.4's v6 key signs and receives a message (fixture made by pysequoia): verified, said with its 64-hex fingerprint")
+    func rfc9580Key() throws {
+        let folder = KindCommandTests.kinds.appendingPathComponent("openpgp-rfc9580")
+        let key = dir.file("a4.asc", bytes: Array(try Data(contentsOf: folder.appendingPathComponent("a4-v6-secret-key.asc"))))
+        chmod(key, 0o600)
+        let message = folder.appendingPathComponent("a4-signed-encrypted.asc").path
+        let opened = try run(["decrypt", "--no-store", "--verbose", "--identity", key, message])
+        #expect(opened.status == 0 && opened.out == "signed by the RFC key\n", "\(opened.stderr)")
+        #expect(opened.stderr.contains("signed by CB186C4F0609A697E4D52DFA6C722B0C1F1E27C18A56708F6525EC27BAD9ACC9, verified"), "\(opened.stderr)")
+        let json = try run(["decrypt", "--no-store", "--json", "--identity", key, message])
+        #expect(json.out.contains(#""signed_by":"CB186C4F0609A697E4D52DFA6C722B0C1F1E27C18A56708F6525EC27BAD9ACC9","signature":"verified""#), "\(json.out)")
+    }
+
     /// python3 with pysequoia (v6 keys), else nil.
     static let sequoiaPython: [String]? = {
         for command in [PeerPython.command, ["/usr/bin/env", "python3"]] {
