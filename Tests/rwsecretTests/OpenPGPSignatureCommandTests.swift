@@ -103,6 +103,11 @@ struct OpenPGPSignatureCommandTests {
             let binary = try run(["decrypt", "--no-store", "--verbose", "--binary", "--password-file", passwords, "--signer-key", publicKey, "-o", out, both])
             #expect(binary.status == 0 && binary.errLines.contains("rwsecret: signed by \(signer), verified"), "\(binary.stderr)")
             #expect(try String(contentsOfFile: out, encoding: .utf8) == "both\n")
+            // -o never replaces a file the run reads: a --signer-key file is one (73).
+            let before = try Data(contentsOf: URL(fileURLWithPath: publicKey))
+            let replacing = try run(["decrypt", "--no-store", "--binary", "--password-file", passwords, "--signer-key", publicKey, "-o", publicKey, both])
+            #expect(replacing.status == 73 && replacing.errLines.count == 1, "\(replacing.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: publicKey)) == before)
         }
         // A --signer-key that is not a key: one line, 65, before anything is read.
         let notKey = dir.file("not-a-key.asc", "hello\n")
