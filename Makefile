@@ -77,11 +77,12 @@ test: deps
 	  sh scripts/test-summary.sh .build/test-output.txt $$status .build/install-check.txt
 
 ## test-long: the soak loops too long for `make test`, at full length: 2,000 keyring decrypts with
-## the warm-up thread held inside GLib by a shim and a busy core (KeyringWarmUpRaceTests; 200 in `make test`)
+## the warm-up thread held inside GLib by a shim and a busy core (KeyringWarmUpRaceTests; 200 in `make test`),
+## and the OpenPGP peer matrix with fresh keys from gpg 2.2, sq and rnp (OpenPGPPeerMatrixTests; skipped in `make test`)
 test-long: EXTRA_APT_PACKAGES = $(TEST_APT_PACKAGES)
 test-long: deps
 	$(SWIFT) build --build-tests
-	RWSECRET_LONG_TESTS=1 $(SWIFT) test --skip-build --filter KeyringWarmUpRaceTests
+	RWSECRET_LONG_TESTS=1 $(SWIFT) test --skip-build --filter 'KeyringWarmUpRaceTests|OpenPGPPeerMatrixTests'
 
 ## check-install: `make install` into a throw-away DESTDIR, then prove the binary static
 check-install:

@@ -17,6 +17,7 @@
 #include <openssl/param_build.h>
 #include <openssl/provider.h>
 #include <openssl/pem.h>
+#include <openssl/ec.h>
 
 /* OpenSSL's built-in AES-256 and SHA implementations reached through their legacy method
    tables, without a provider fetch. A fetch in OpenSSL 3.0 builds the name table and

@@ -68,6 +68,9 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Also open age messages with the identities of this file: AGE-SECRET-KEY-1... lines, or an unencrypted OpenSSH id_ed25519 / id_rsa key (repeatable).", valueName: "file"), completion: .file())
         var identity: [String] = []
 
+        @Option(help: ArgumentHelp("Check the signatures of signed OpenPGP messages with this OpenPGP public key (armored or binary; a certificate or a secret key file too; repeatable). The store's OpenPGP identities and --identity keys are known signers too.", valueName: "file"), completion: .file())
+        var signerKey: [String] = []
+
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with.", valueName: "n"))
         var iterations: Int = KeyDerivation.iterations
 
@@ -154,6 +157,7 @@ extension RWSecret {
             // The files the run uses, known before --password-fd's are read and closed: -o never replaces one.
             var runFiles = binary ? RunFiles.of(global: global, keyFile: keyFile, passwordFiles: passwordFile, passwordDescriptors: passwordFd) : RunFiles()
             if binary { for path in identity where path != "-" { runFiles.add("an identity file", path: path) } }
+            if binary { for path in signerKey where path != "-" { runFiles.add("a signer key file", path: path) } }
             // What was given for the run, checked before anything is read or opened.
             var runOnly: [ChainPassword] = []
             for path in passwordFile { runOnly += try RunPasswords.load(file: path) }
@@ -162,6 +166,7 @@ extension RWSecret {
             if let fromEnvironment = try RunPasswords.fromEnvironment() { runOnly.append(fromEnvironment) }
             let keys = try keyFile.map(KeyFile.load)
             let identityFiles = try KindDecryption.loadIdentities(identity)
+            let signerKeys = try SignerKeys.load(signerKey)
 
             let opened = OpenedStore()
             let legacy: LegacyFormats = try LegacyOption.allowed(flag: allowLegacy) ? .allowed : .refused
@@ -187,6 +192,7 @@ extension RWSecret {
             let identities = IdentityChain(files: identityFiles) { [noStore] in
                 noStore ? [] : try IdentityChain.stored(in: opened.store, global: global)
             }
+            identities.signerKeys = signerKeys
             let kinds = KindDecryption(session: session, identities: identities)
             // --in-band and --id-column promise a record per input line: their inputs are lines only.
             if !inBand && !idColumn { session.otherKinds = { input, index, rows in try kinds.work(of: input, index: index, rows: &rows) } }

@@ -8,7 +8,7 @@ import RWSecretKit
 ///
 /// Only what is plain is taken here: each option or flag of `decrypt` spelled as its help
 /// shows it (`--name value`, `--name=value`, `-o value`), at most once (`--identity`,
-/// `--password-file`, `--password-label` and `--password-fd` repeat), values that do not
+/// `--signer-key`, `--password-file`, `--password-label` and `--password-fd` repeat), values that do not
 /// start with `-`, FILEs, and a result that passes the commands' `validate()`. Anything else
 /// (help, `--version`, completion requests, `--`, short flags run together, a bad value, an
 /// unknown option, a validation error) returns nil: ArgumentParser parses it as always,
@@ -24,7 +24,7 @@ enum DecryptArguments {
         "--store", "--vault", "-o", "--key-file", "--iterations", "--jobs", "--memory", "--max-kdf-cost",
     ]
     /// The options that may be repeated.
-    static let repeatable: Set<String> = ["--identity", "--password-file", "--password-label", "--password-fd"]
+    static let repeatable: Set<String> = ["--identity", "--signer-key", "--password-file", "--password-label", "--password-fd"]
 
     /// The command ArgumentParser would make of `arguments`, or nil to let it parse them.
     static func parse(_ arguments: [String]) -> RWSecret.Decrypt? {
@@ -82,6 +82,7 @@ enum DecryptArguments {
         command.output = single["-o"]
         command.keyFile = single["--key-file"]
         command.identity = repeated["--identity"] ?? []
+        command.signerKey = repeated["--signer-key"] ?? []
         if let text = single["--iterations"] {
             guard let iterations = Int(text) else { return nil }
             command.iterations = iterations

@@ -256,6 +256,7 @@ final class DecryptSession: @unchecked Sendable {
                 for note in record.notes { global.verboseLine(note) }
                 if let winner = record.winner { client.messageFinished(openedBy: .password(winner)) }
                 writer.message(record.place, record.result, hint: nil)
+                for warning in record.warnings { writer.warning(warning) }
             }
         case .notMessages(let name, let what):
             writer.notMessages(name, what)

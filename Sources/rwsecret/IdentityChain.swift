@@ -52,6 +52,21 @@ final class IdentityChain: @unchecked Sendable {
         return ordered
     }
 
+    /// `--signer-key` files' keys: known signers of OpenPGP messages (set before the run reads).
+    var signerKeys: [OpenPGPTransferableKey] = []
+
+    /// The OpenPGP keys a signature is checked with: `--signer-key` files', then the OpenPGP
+    /// `--identity` files' and the store's identities' (their public parts). The store's only
+    /// when it was read already: checking a signature never opens a store by itself.
+    func signatureKeys() -> [OpenPGPTransferableKey] {
+        lock.withLock {
+            signerKeys + (files + (stored ?? [])).compactMap { identity in
+                if case .openPGPKey(let key) = identity.credential { return key }
+                return nil
+            }
+        }
+    }
+
     /// The identity named `name` opened a message: it goes first from now on.
     func finished(openedBy name: String) {
         lock.withLock { winner = name }

@@ -205,8 +205,10 @@ struct KindDecryption {
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
-        if let literal = opened.literal { session.global.verboseLine("literal data: \(literal.words) (not used as a path)") }
-        for signer in opened.literal?.signers ?? [] { session.global.verboseLine("signed by \(signer), not verified") }
+        // Signatures are checked now, the message having verified (Signatures+OpenPGP.swift).
+        let literal = opened.literal?.checkingSignatures(with: identities.signatureKeys())
+        if let literal { session.global.verboseLine("literal data: \(literal.words) (not used as a path)") }
+        for line in literal?.signatureLines ?? [] { session.global.verboseLine(line) }
         do {
             switch destination {
             case .file(let path):
@@ -224,6 +226,7 @@ struct KindDecryption {
             if error.isBrokenPipe, case .descriptor = destination { return .success }
             return report(outputName, "\(error)", .ioError)
         }
+        if let bad = literal?.badSignatureLine { return report(name, bad, .failure) }
         return .success
     }
 
@@ -329,6 +332,8 @@ struct KindRecord {
     var emptyChain = false
     /// The --verbose lines about it, said when it is written (in input order, whichever thread opened it).
     var notes: [String] = []
+    /// Lines said on stderr after it whatever --verbose says (a bad signature), each failing the run (1).
+    var warnings: [String] = []
 }
 
 /// What an input of another kind holds, for line mode: records made already (a stream, an
@@ -490,14 +495,16 @@ extension KindDecryption {
                 opened = retried
             }
             var notes: [String] = []
+            // Signatures are checked now, the message having verified (Signatures+OpenPGP.swift).
+            let literal = opened.literal?.checkingSignatures(with: identities.signatureKeys())
             if session.global.verbose {
                 if let cost = opened.cost { notes.append("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
                 notes.append("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
-                             + (opened.literal.map { "; literal data: \($0.words)" } ?? "")
-                             + (opened.literal?.signers ?? []).map { "; signed by \($0), not verified" }.joined())
+                             + (literal.map { "; literal data: \($0.words)" } ?? "")
+                             + (literal?.signatureLines ?? []).map { "; \($0)" }.joined())
             }
             var place = place
-            place.literal = opened.literal
+            place.literal = literal
             let opener: Opener
             var winner: ChainPassword?
             switch opened.openedBy {
@@ -511,7 +518,9 @@ extension KindDecryption {
             if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
                 return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner, notes: notes)
             }
-            return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner, notes: notes)
+            var made = KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner, notes: notes)
+            if let bad = literal?.badSignatureLine { made.warnings = ["\(Output.escaped(place.source)):\(place.line): \(bad)"] }
+            return made
         } catch {
             var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.identities).0)), winner: nil)
             // An age file for identities only is not a password's to open.

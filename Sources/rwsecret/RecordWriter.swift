@@ -129,6 +129,14 @@ final class RecordWriter {
     /// A new input starts: the progress line measures it (its size, when known).
     func startInput(_ fd: Int32) { progress?.startInput(fd) }
 
+    /// A line about the record just written that fails the run (1; not under --in-band, whose
+    /// records say it): a bad signature on a message that decrypted.
+    func warning(_ text: String) {
+        guard stopped == nil else { return }
+        errorLine(text)
+        if !mode.inBand { status.record(.failure) }
+    }
+
     /// A run-level line on stderr (not about one message), in order with the results.
     func runLine(_ text: String) { errorLine(text) }
 

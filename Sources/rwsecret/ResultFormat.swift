@@ -147,10 +147,10 @@ struct JSONFormat: ResultFormat {
                 members.append(("literal_name_base64", .string(Base64.encode(literal.name))))
             }
             members.append(("literal_date", literal.date == 0 ? .null : .string(literal.isoDate)))
-            if !literal.signers.isEmpty {
-                // Who the message says signed it; not verified (issue 34 item 5).
+            if !literal.signatures.isEmpty {
+                // Who the message says signed it, and what the check found (one each, in order).
                 members.append(("signed_by", .string(literal.signers.joined(separator: " "))))
-                members.append(("signature", .string("not verified")))
+                members.append(("signature", .string(literal.signatures.map(\.outcome.jsonWord).joined(separator: ", "))))
             }
         }
         if idColumn {

@@ -13,7 +13,7 @@ struct HandParserTests {
             "store=\(g.store ?? "nil") vault=\(g.vault ?? "nil") verbose=\(g.verbose) quiet=\(g.quiet)",
             "root: store=\(r.store ?? "nil") vault=\(r.vault ?? "nil") verbose=\(r.verbose) quiet=\(r.quiet)",
             "files=\(command.files) json=\(command.json) binary=\(command.binary) output=\(command.output ?? "nil")",
-            "keyFile=\(command.keyFile ?? "nil") identity=\(command.identity) iterations=\(command.iterations)",
+            "keyFile=\(command.keyFile ?? "nil") identity=\(command.identity) signerKey=\(command.signerKey) iterations=\(command.iterations)",
             "passwordFile=\(command.passwordFile) askPassword=\(command.askPassword) passwordLabel=\(command.passwordLabel)",
             "noStore=\(command.noStore) passwordFd=\(command.passwordFd) jobs=\(command.jobs.map(String.init) ?? "nil")",
             "memory=\(command.memory ?? "nil") maxKdfCost=\(command.maxKdfCost ?? "nil") allowLegacy=\(command.allowLegacy)",
@@ -23,7 +23,7 @@ struct HandParserTests {
 
     /// The properties `properties` reads: a property added to `Decrypt` (or GlobalOptions) that the
     /// hand parser does not set would trap when read, so this list must grow with it.
-    static let decryptProperties = ["_global", "_root", "_files", "_json", "_binary", "_output", "_keyFile", "_identity", "_iterations",
+    static let decryptProperties = ["_global", "_root", "_files", "_json", "_binary", "_output", "_keyFile", "_identity", "_signerKey", "_iterations",
                                     "_passwordFile", "_askPassword", "_passwordLabel", "_noStore", "_passwordFd", "_jobs", "_memory",
                                     "_maxKdfCost", "_allowLegacy", "_idColumn", "_inBand"]
     static let globalProperties = ["_store", "_vault", "_verbose", "_quiet"]
@@ -50,6 +50,7 @@ struct HandParserTests {
         ["decrypt", "--jobs=1", "--iterations=10000"],
         ["decrypt", "--binary", "-o", "out.bin", "in.bin"],
         ["decrypt", "-o", "out", "file.age", "--identity", "id.txt", "--identity=id2.txt"],
+        ["decrypt", "--signer-key", "alice.asc", "--identity", "me.asc", "--signer-key=bob.gpg", "m.gpg"],
         ["decrypt", "--key-file", "k", "--allow-legacy", "--ask-password"],
         ["decrypt", "--in-band", "--id-column", "--memory", "512M", "--max-kdf-cost=64G"],
         ["decrypt", "--key-file=k", "x", "--no-store", "y"],

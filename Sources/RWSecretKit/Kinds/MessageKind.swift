@@ -76,9 +76,11 @@ package struct LiteralData: Sendable, Equatable {
     package let name: [UInt8]
     /// Seconds since 1970 (0: none).
     package let date: UInt32
-    /// The keys a signed message says signed it (its one-pass signature packets): the key ID
-    /// (v3) or fingerprint (v6) in upper-case hex. Not verified.
-    package var signers: [String] = []
+    /// A signed message's signatures (OpenPGP: `OpenPGPSignature`), their hashes finished and
+    /// not yet checked: the caller checks them with the keys it knows (`checked(with:)`).
+    package var signatures: [OpenPGPSignature] = []
+    /// Who the signatures say signed it: fingerprints (or key IDs) in upper-case hex.
+    package var signers: [String] { signatures.map(\.issuer) }
 
     package init(name: [UInt8], date: UInt32) {
         self.name = name

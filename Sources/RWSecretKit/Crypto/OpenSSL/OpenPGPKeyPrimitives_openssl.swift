@@ -149,7 +149,7 @@ package enum OpenPGPKeyPrimitives {
         UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
-    private static func ecKey(_ curve: Curve, publicPoint: [UInt8], privateScalar: SecretBytes?) -> OpaquePointer? {
+    static func ecKey(_ curve: Curve, publicPoint: [UInt8], privateScalar: SecretBytes?) -> OpaquePointer? {
         Crypto.initializeOpenSSL()
         guard let builder = OSSL_PARAM_BLD_new() else { return nil }
         defer { OSSL_PARAM_BLD_free(builder) }

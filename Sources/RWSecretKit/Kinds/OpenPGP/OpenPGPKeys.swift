@@ -372,7 +372,9 @@ enum OpenPGPKeyPacket {
         let fieldsStart = reader.offset
         let fields = try publicFields(&reader, algorithm: algorithm)
         if let declaredLength, reader.offset - fieldsStart != declaredLength { throw .malformed("its key material length does not match") }
-        let publicBody = Array(body[0..<reader.offset])
+        // A copy of its own: the caller wipes the packet bodies, and a slice of the whole body
+        // would share their storage (a public key packet is all public body).
+        let publicBody = body[0..<reader.offset].withUnsafeBytes { Array($0) }
         let isSecretPacket = tag == 5 || tag == 7
         let isSubkey = tag == 7 || tag == 14
         guard isSecretPacket && readSecret else {

@@ -173,16 +173,20 @@ package enum OpenPGPKind: MessageKind {
                 header.pkesks = fittingKeys
                 return header
             case 20:
-                // LibrePGP's AEAD packet goes with v5 SKESKs (OpenPGPLibrePGP.swift).
+                // LibrePGP's AEAD packet goes with v5 SKESKs and v3 PKESKs (gpg 2.4 to a key that
+                // announces AEAD, `rnp -e --aead`; OpenPGPLibrePGP.swift).
                 let v2 = try parseAEADPacket(body)
-                if skesks.isEmpty {
-                    if !keyIDs.isEmpty { throw .refused("encrypted to a public key, use `gpg -d` (key ids: \(keyIDs.joined(separator: ", ")))") }
-                    throw .header("encrypted data without a session key packet")
-                }
+                if skesks.isEmpty && pkesks.isEmpty { throw .header("encrypted data without a session key packet") }
                 let fitting = skesks.filter { $0.version == 5 }
-                guard !fitting.isEmpty else { throw .header("a LibrePGP AEAD packet after session key packets of another version (v\(skesks[0].version))") }
+                let fittingKeys = try fittingPKESKs(pkesks, seipd: 1, passwords: !fitting.isEmpty)
+                guard !fitting.isEmpty || !fittingKeys.isEmpty else {
+                    throw .header("a LibrePGP AEAD packet after session key packets of another version ("
+                                  + (skesks.first.map { "v\($0.version)" } ?? "PKESK v\(pkesks[0].version)") + ")")
+                }
                 for skesk in fitting { try skesk.s2k.validate() }
-                return Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: [], v2: v2, body: body, packets: packets)
+                let header = Header(skesks: fitting, publicKeyIDs: keyIDs, armored: armored, prefix: [], v2: v2, body: body, packets: packets)
+                header.pkesks = fittingKeys
+                return header
             case 9:
                 throw .refused("encrypted without integrity protection (SED packet): unauthenticated, refused")
             case 2, 4, 8, 11:
@@ -300,17 +304,7 @@ package enum OpenPGPKind: MessageKind {
         guard let mode = skesk.aead else { return nil }
         let info: [UInt8] = [0xC3, 6, skesk.cipher.id, mode.rawValue]
         let kek = KindPrimitives.hkdfSHA256(key: key, salt: [], info: info, length: skesk.cipher.keySize)
-        guard let opener = OpenPGPAEADOpener(mode: mode, cipher: skesk.cipher, key: kek) else { return nil }
-        let sealed = skesk.encryptedKey.count - OpenPGPAEADMode.tagSize
-        var ok = false
-        let plain = SecretBytes(count: sealed) { out in
-            skesk.encryptedKey.withUnsafeBytes { raw in
-                ok = opener.open(UnsafeRawBufferPointer(rebasing: raw[0..<sealed]), tag: UnsafeRawBufferPointer(rebasing: raw[sealed...]),
-                                 nonce: skesk.iv, ad: info, into: out)
-            }
-            if !ok { Crypto.cleanse(out) }
-        }
-        return ok ? plain : nil
+        return unseal(skesk, key: kek, ad: info)
     }
 
     /// The quick check: the last two bytes of the random prefix repeated (RFC 9580 5.13.1).
@@ -415,7 +409,9 @@ package enum OpenPGPKind: MessageKind {
         guard depth <= maxNesting else { throw .payload("compressed data nested more than \(maxNesting) deep") }
         var seenLiteral: LiteralData?
         var seenCompressed = false
-        var signers: [String] = []
+        // One-pass signature packets' hashes of the literal data, and the signatures after it.
+        var hashers: [OpenPGPSignatureHasher] = []
+        var signatures: [OpenPGPSignature] = []
         // Data that is not a packet stream at all (`rnp --no-wrap` puts the bare file there): one
         // named error whatever its first bytes are.
         let noLiteral = KindError.payload("no literal data packet in the encrypted data")
@@ -471,15 +467,26 @@ package enum OpenPGPKind: MessageKind {
                         if n == 0 { ended = true; break }
                         filled += n
                     }
+                    for hasher in hashers { hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                     if textMode { filled = Self.droppingCarriageReturns(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<filled])) }
                     if filled > 0 { try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
                 }
                 seenLiteral = literal
             case 4:
-                // A one-pass signature: who signed (said, not verified: issue 34 item 5).
-                if let signer = OpenPGPSignerID.onePass(try body.readAll(limit: 1024)) { signers.append(signer) }
-            case 2, 10, 21:
-                // Signatures (not checked here: no public keys), markers and padding.
+                // A one-pass signature: the literal data that follows is hashed for it.
+                // At most `maxSignatures` (each hashes the whole literal data again): one past that is read and left alone.
+                let bytes = try body.readAll(limit: 1024)
+                if hashers.count < OpenPGPSignature.maxSignatures, let hasher = OpenPGPSignatureHasher.onePass(bytes) { hashers.append(hasher) }
+            case 2:
+                // A signature after the literal data: its hash finished now, checked by the
+                // caller once the message has verified (OpenPGPSignature.swift). One before the
+                // data (no one-pass packet) is not one this reader hashed for: left alone.
+                let bytes = try body.readAll(limit: 1 << 16)
+                if seenLiteral != nil, signatures.count < OpenPGPSignature.maxSignatures, let signature = OpenPGPSignature.parse(bytes, hashers: hashers) {
+                    signatures.append(signature)
+                }
+            case 10, 21:
+                // Markers and padding.
                 try body.skip()
             default:
                 throw .payload("unexpected packet (tag \(packet.tag)) in the encrypted data")
@@ -487,7 +494,11 @@ package enum OpenPGPKind: MessageKind {
         }
         guard seenLiteral != nil || seenCompressed else { throw noLiteral }
         if var literal = seenLiteral {
-            literal.signers = signers + literal.signers
+            // A one-pass packet whose signature packet never came: said, not checked.
+            for hasher in hashers where !hasher.used {
+                signatures.append(.unchecked(issuer: hasher.issuerHex, "no signature packet after the data, not checked"))
+            }
+            literal.signatures = signatures + literal.signatures
             seenLiteral = literal
         }
         return seenLiteral

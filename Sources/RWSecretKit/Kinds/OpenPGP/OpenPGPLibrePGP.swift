@@ -44,8 +44,14 @@ extension OpenPGPKind {
     /// A v5 SKESK's session key: opened with the S2K key and the packet's first bytes as
     /// associated data; nil when the tag does not match (a wrong password).
     static func openV5(_ skesk: SKESK, key: SecretBytes) -> SecretBytes? {
+        guard let mode = skesk.aead else { return nil }
+        return unseal(skesk, key: key, ad: [0xC3, 5, skesk.cipher.id, mode.rawValue])
+    }
+
+    /// The session key an AEAD SKESK (v5, v6) seals: opened with `key` in the packet's mode
+    /// and nonce, `ad` its associated data; nil when the tag does not match (a wrong password).
+    static func unseal(_ skesk: SKESK, key: SecretBytes, ad: [UInt8]) -> SecretBytes? {
         guard let mode = skesk.aead, let opener = OpenPGPAEADOpener(mode: mode, cipher: skesk.cipher, key: key) else { return nil }
-        let ad: [UInt8] = [0xC3, 5, skesk.cipher.id, mode.rawValue]
         let sealed = skesk.encryptedKey.count - OpenPGPAEADMode.tagSize
         var ok = false
         let plain = SecretBytes(count: sealed) { out in
