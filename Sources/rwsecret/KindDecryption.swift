@@ -263,7 +263,7 @@ struct KindDecryption {
         case .payload("bad padding") where failure.kind == .ansibleVault:
             // Ansible checks the HMAC first: the bytes are authentic, the file was made wrongly.
             return ("Ansible Vault: its HMAC verifies but its padding is bad (made by a faulty writer, not changed on the way); nothing released", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused, .outOfMemory:
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .packetInside, .refused, .outOfMemory:
             return ("\(what): \(failure.error)", .failure)
         }
     }
