@@ -143,6 +143,11 @@ struct KindDecryption {
         for path in paths {
             var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
             defer { Crypto.cleanse(&bytes) }
+            // `age -p` of an identity file: the identity file inside, once its passphrase opens it.
+            if let inside = try EncryptedIdentityFile.open(bytes, path: path) {
+                Crypto.cleanse(&bytes)
+                bytes = inside  // the same storage, wiped by the defer
+            }
             if OpenPGPTransferableKey.looksLikeKey(bytes) {
                 IdentityFiles.warnIfLoose(path)
                 for key in try OpenPGPIdentityFiles.secretKeys(bytes, path: path, passphraseFile: nil) {
