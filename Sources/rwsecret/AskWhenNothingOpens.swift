@@ -53,9 +53,15 @@ final class AskWhenNothingOpens: Sendable {
     /// `message`, which the chain did not open, tried with the typed password alone (asked
     /// now if it was not yet); nil when there is none to try, or the chain tried it already.
     func retry(_ message: Message, after what: String, chain: (any DecryptionHandler)?, parallelism: Int) -> Result<Decrypted, DecryptionFailure>? {
+        handler(after: what, chain: chain)?.handle(message, parallelism: parallelism)
+    }
+
+    /// The typed password alone as a chain, for a message that `chain` did not open (asked
+    /// now if it was not yet); nil when there is none to try, or `chain` tried it already.
+    func handler(after what: String, chain: (any DecryptionHandler)?) -> (any DecryptionHandler)? {
         guard let password = password(after: what) else { return nil }
         if chain?.chainPasswords().contains(where: { $0.name == password.name }) == true { return nil }
-        return PasswordHandler(password: password, next: nil, iterations: iterations).handle(message, parallelism: parallelism)
+        return PasswordHandler(password: password, next: nil, iterations: iterations)
     }
 
     /// Whether a failure is "no password opened it" (the case that asks).

@@ -63,45 +63,64 @@ struct BinaryDecryption {
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
         stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
         defer { progress?.clear() }
-        do {
-            let opened = try stream.decrypt(input: input.fd, client: session.client, to: destination)
-            session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words))")
-            return .success
-        } catch {
-            progress?.clear()
-            switch error {
-            case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
-            case .chainUnavailable(let error): throw error
-            case .format(let error):
-                if let what = Self.notRNCryptor(input) { return report(shown, what, .failure) }
-                return report(shown, error.words, .failure)
-            case .base64Text where linesRefused:
-                throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
-            case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
-            case .otherKind(let read):
-                guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
-                // The progress line goes on over the kind's reads (the first chunk counted already).
-                let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
-                let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input, counted: read.count, progress: progress.map { progress in
-                    { done in progress.update(bytesDone: Int64(done), total: total) }
-                })))
-                return try KindDecryption(session: session, identities: identities)
-                    .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
-                         inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
-                         again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
-            case .notOpened(let failure): return report(shown, failure.words, .failure)
-            case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
-            case .read(let error): return report(shown, "\(error)", .ioError)
-            case .create(let error) where error.code == EOPNOTSUPP:
-                let name = output ?? "-"
-                return report(name, Self.noUnnamedFile(name), .cannotCreate)
-            case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
-            case .temporaryFile(let error, let folder):
-                return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
-            case .write(let error):
-                // A reader that closes stdout early ends the run quietly, as other filters do.
-                if error.isBrokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }
-                return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(error)", .ioError)  // `-` names stdin
+        // On a terminal, a message no password opened is tried once more with the password the
+        // person is asked for (AskWhenNothingOpens), read again from the start: a regular file only.
+        let start = input.isRegularFile ? lseek(input.fd, 0, SEEK_CUR) : -1
+        var tried: (any DecryptionHandler)?, asked: (any DecryptionHandler)?
+        var notOpened: DecryptionFailure?
+        while true {
+            do {
+                let client = session.client
+                let opened = try stream.decrypt(input: input.fd, legacyFormats: client.legacyFormats, chain: { header in
+                    if let asked { return asked }
+                    tried = try client.chainHead(for: header)
+                    return tried
+                }, to: destination)
+                session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words))")
+                return .success
+            } catch {
+                progress?.clear()
+                if case .notOpened(let failure) = error, notOpened == nil, start >= 0, AskWhenNothingOpens.isNoPasswordOpened(failure),
+                   let handler = session.asker?.handler(after: shown, chain: tried), lseek(input.fd, start, SEEK_SET) == start {
+                    notOpened = failure
+                    asked = handler
+                    continue
+                }
+                switch error {
+                case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
+                case .chainUnavailable(let error): throw error
+                case .format(let error):
+                    if let what = Self.notRNCryptor(input) { return report(shown, what, .failure) }
+                    return report(shown, error.words, .failure)
+                case .base64Text where linesRefused:
+                    throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
+                case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
+                case .otherKind(let read):
+                    guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
+                    // The progress line goes on over the kind's reads (the first chunk counted already).
+                    let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
+                    let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input, counted: read.count, progress: progress.map { progress in
+                        { done in progress.update(bytesDone: Int64(done), total: total) }
+                    })))
+                    return try KindDecryption(session: session, identities: identities)
+                        .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
+                             inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
+                             again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
+                // The asked password failed too: the chain's failure, as without asking.
+                case .notOpened(let failure): return report(shown, (notOpened ?? failure).words, .failure)
+                case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
+                case .read(let error): return report(shown, "\(error)", .ioError)
+                case .create(let error) where error.code == EOPNOTSUPP:
+                    let name = output ?? "-"
+                    return report(name, Self.noUnnamedFile(name), .cannotCreate)
+                case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
+                case .temporaryFile(let error, let folder):
+                    return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
+                case .write(let error):
+                    // A reader that closes stdout early ends the run quietly, as other filters do.
+                    if error.isBrokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }
+                    return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(error)", .ioError)  // `-` names stdin
+                }
             }
         }
     }

@@ -65,7 +65,7 @@ extension RWSecret {
         @Option(help: ArgumentHelp("Open key-based messages with this key: 64 raw bytes or 128 hex characters.", valueName: "file"), completion: .file())
         var keyFile: String?
 
-        @Option(help: ArgumentHelp("Also open age messages with the identities of this file: AGE-SECRET-KEY-1... lines, or an unencrypted OpenSSH id_ed25519 / id_rsa key (repeatable).", valueName: "file"), completion: .file())
+        @Option(help: ArgumentHelp("Also open age messages with the identities of this file: AGE-SECRET-KEY-1... lines (or an age -p file of them), an OpenSSH id_ed25519 / id_rsa key or an OpenPGP secret key; a passphrase is asked on the terminal (repeatable).", valueName: "file"), completion: .file())
         var identity: [String] = []
 
         @Option(help: ArgumentHelp("Check the signatures of signed OpenPGP messages with this OpenPGP public key (armored or binary; a certificate or a secret key file too; repeatable). The store's OpenPGP identities and --identity keys are known signers too.", valueName: "file"), completion: .file())

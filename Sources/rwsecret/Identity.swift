@@ -155,7 +155,8 @@ extension RWSecret.Identity {
                 (gpg --export-secret-keys, sq key generate; armored or binary) is one identity \
                 per key, with its encryption subkeys; a protected key is read once with its \
                 passphrase (--passphrase-file FILE, or asked on the terminal) and kept under the \
-                store's protection. Its fingerprint and user ID are printed.
+                store's protection. Its fingerprint and user ID are printed. An age identity \
+                file encrypted with a passphrase (age -p) is opened with it the same way.
                 """
         )
 
@@ -169,7 +170,7 @@ extension RWSecret.Identity {
                 completion: .file())
         var file: String?
 
-        @Option(help: ArgumentHelp("An OpenPGP secret key's passphrase: the first line of FILE (default: asked on the terminal).", valueName: "file"),
+        @Option(help: ArgumentHelp("An OpenPGP secret key's or an age -p identity file's passphrase: the first line of FILE (default: asked on the terminal).", valueName: "file"),
                 completion: .file())
         var passphraseFile: String?
 
@@ -186,6 +187,11 @@ extension RWSecret.Identity {
                 if path != "-" { IdentityFiles.warnIfLoose(path) }
             }
             defer { Crypto.cleanse(&bytes) }
+            // `age -p` of an identity file: the identity file inside, once its passphrase opens it.
+            if let inside = try EncryptedIdentityFile.open(bytes, path: path == "-" ? "stdin" : path, passphraseFile: passphraseFile, orPassphraseFile: true) {
+                Crypto.cleanse(&bytes)
+                bytes = inside  // the same storage, wiped by the defer
+            }
             if OpenPGPTransferableKey.looksLikeKey(bytes) {
                 return try importOpenPGP(bytes, path: path, global: global)
             }

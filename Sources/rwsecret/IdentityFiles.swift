@@ -18,6 +18,12 @@ enum IdentityFiles {
             identity = try AgeSSHIdentity(key: text, passphrase: nil)
         } catch .encrypted where Terminal.canAsk {
             identity = nil
+        } catch .encryptedRSA {
+            // libssh 0.10 decrypts it but cannot hand it over (see ParseError.encryptedRSA):
+            // say how to have a key rwsecret reads, with the passphrase kept.
+            let key = Output.escaped(path)
+            throw CommandFailure(.dataError, "\(key): a passphrase-protected RSA key in OpenSSH format, which rwsecret cannot read: "
+                                 + "ssh-keygen -p -m PKCS8 -f \(key) rewrites it as a PKCS#8 key with a passphrase, which rwsecret and ssh read")
         } catch {
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
         }

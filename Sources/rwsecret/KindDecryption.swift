@@ -145,6 +145,11 @@ struct KindDecryption {
         for path in paths {
             var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
             defer { Crypto.cleanse(&bytes) }
+            // `age -p` of an identity file: the identity file inside, once its passphrase opens it.
+            if let inside = try EncryptedIdentityFile.open(bytes, path: path) {
+                Crypto.cleanse(&bytes)
+                bytes = inside  // the same storage, wiped by the defer
+            }
             if OpenPGPTransferableKey.looksLikeKey(bytes) {
                 IdentityFiles.warnIfLoose(path)
                 for key in try OpenPGPIdentityFiles.secretKeys(bytes, path: path, passphraseFile: nil) {
@@ -268,7 +273,7 @@ struct KindDecryption {
         case .payload("bad padding") where failure.kind == .ansibleVault:
             // Ansible checks the HMAC first: the bytes are authentic, the file was made wrongly.
             return ("Ansible Vault: its HMAC verifies but its padding is bad (made by a faulty writer, not changed on the way); nothing released", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .refused, .outOfMemory:
+        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .packetInside, .refused, .outOfMemory:
             return ("\(what): \(failure.error)", .failure)
         }
     }

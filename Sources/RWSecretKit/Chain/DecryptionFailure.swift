@@ -79,7 +79,7 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
         case .temporaryFile: .temporaryFileFailed
         case .kind(_, let error, _):
             switch error {
-            case .armor, .header, .workFactorTooHigh, .refused: .format
+            case .armor, .header, .workFactorTooHigh, .refused, .packetInside: .format
             case .noMatch: .noCredentialOpened
             case .headerMAC, .payload: .notAuthentic
             case .tooLarge: .tooLarge

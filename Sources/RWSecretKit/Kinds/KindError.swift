@@ -11,6 +11,9 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     case noMatch([String])
     /// A credential opened the file key, but the header's MAC does not match: the header was changed.
     case headerMAC
+    /// The encrypted data verified (its MDC or AEAD tag), but a packet inside it is malformed:
+    /// the message is authentic and was written so (OpenPGP).
+    case packetInside(String)
     /// The body does not authenticate (a chunk's tag, a missing final chunk, trailing data, an HMAC).
     case payload(String)
     /// The plaintext is larger than the in-memory limit.
@@ -32,6 +35,7 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noMatch(let types) where types.isEmpty: "no credential opens it"
         case .noMatch(let types): "no credential opens it (recipients: \(types.joined(separator: ", ")))"
         case .headerMAC: "header MAC mismatch (the header was changed)"
+        case .packetInside(let why): "bad packet inside the encrypted data: \(why)"
         case .payload(let why): "payload does not authenticate: \(why)"
         case .tooLarge(let limit): "plaintext larger than \(limit) bytes"
         case .io(let error): "\(error)"
@@ -47,7 +51,7 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
         case .header, .workFactorTooHigh, .refused: "header failure"
         case .noMatch: "no match"
         case .headerMAC: "HMAC failure"
-        case .payload: "payload failure"
+        case .payload, .packetInside: "payload failure"
         case .tooLarge, .io, .outOfMemory: "other"
         }
     }

@@ -78,6 +78,9 @@ package final class AgeSSHIdentity: Sendable {
         case wrongPassphrase
         /// libssh, which reads passphrase-protected keys, is not there.
         case noLibSSH(String)
+        /// A passphrase-protected OpenSSH-format RSA key: libssh 0.10 with OpenSSL 3 decrypts it
+        /// but keeps only n, e and d, so it cannot hand the key over (its PEM export fails).
+        case encryptedRSA
 
         package var description: String {
             switch self {
@@ -86,6 +89,9 @@ package final class AgeSSHIdentity: Sendable {
             case .unsupported(let type): "\(type) keys are not age identities (age takes ssh-ed25519 and ssh-rsa)"
             case .wrongPassphrase: "the passphrase does not open this key"
             case .noLibSSH(let missing): "a passphrase-protected key needs libssh, which is missing (\(missing))"
+            case .encryptedRSA:
+                "a passphrase-protected RSA key in OpenSSH format, which rwsecret cannot read: "
+                    + "ssh-keygen -p -m PKCS8 -f KEY rewrites it as a PKCS#8 key with a passphrase, which rwsecret and ssh read"
             }
         }
     }
@@ -113,7 +119,14 @@ package final class AgeSSHIdentity: Sendable {
         guard data.starts(with: magic) else { throw .malformed("not openssh-key-v1") }
         var reader = SSHWireReader(Array(data.dropFirst(magic.count)))
         guard let cipher = reader.string(), let kdf = reader.string(), reader.string() != nil, let count = reader.uint32() else { throw .malformed("truncated") }
-        guard cipher == Array("none".utf8), kdf == Array("none".utf8) else { throw .encrypted }
+        guard cipher == Array("none".utf8), kdf == Array("none".utf8) else {
+            // The public half is not encrypted: say at once that an RSA key cannot be read.
+            if count == 1, let wire = reader.string() {
+                var publicReader = SSHWireReader(wire)
+                if publicReader.string() == Array("ssh-rsa".utf8) { throw .encryptedRSA }
+            }
+            throw .encrypted
+        }
         guard count == 1 else { throw .malformed("holds \(count) keys (one expected)") }
         guard let wire = reader.string(), var secret = reader.string() else { throw .malformed("truncated") }
         defer { Crypto.cleanse(&secret) }

@@ -344,17 +344,28 @@ package enum OpenPGPKind: MessageKind {
         let parsed: Result<LiteralData?, KindError>
         do { parsed = .success(try releaseLiteral(from: KindInput(stream), into: sink, depth: 0, deferring: deferred)) } catch {
             if let failure = stream.failure { throw failure }
-            parsed = .failure(error)
+            parsed = .failure(Self.inside(error))
         }
         try stream.finish()
         if let literal = try parsed.get() { return header.setLiteral(literal) }
         // Verified: the compressed data kept aside is inflated now.
         guard let spool = deferred.spool, let algorithm = deferred.algorithm else { throw .payload("no literal data packet in the encrypted data") }
-        let inflated = KindInput(try OpenPGPDecompressor(algorithm: algorithm, body: SpoolSource(spool)))
-        guard let literal = try releaseLiteral(from: inflated, into: sink, depth: 1, deferring: nil) else {
-            throw .payload("no literal data packet in the encrypted data")
+        let literal: LiteralData?
+        do {
+            let inflated = KindInput(try OpenPGPDecompressor(algorithm: algorithm, body: SpoolSource(spool)))
+            literal = try releaseLiteral(from: inflated, into: sink, depth: 1, deferring: nil)
+        } catch {
+            throw Self.inside(error)
         }
+        guard let literal else { throw .payload("no literal data packet in the encrypted data") }
         header.setLiteral(literal)
+    }
+
+    /// A parse error of the packets inside verified encrypted data: not the outer packets'
+    /// "invalid header", but what it is (the message is authentic and was written so).
+    private static func inside(_ error: KindError) -> KindError {
+        if case .header(let why) = error { return .packetInside(why) }
+        return error
     }
 
     /// How deep compressed data packets may nest inside the encrypted data. gpg stops at 32
