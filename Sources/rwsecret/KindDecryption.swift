@@ -32,7 +32,7 @@ struct KindDecryption {
         offered = Offered(passwords: runOnly.count, identities: files.count)
         var storeError: (any Error)?
         var added = Offered()
-        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [NamedIdentity])? in
+        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [any Identity])? in
             do {
                 let chain = try session.client.chainHead()?.chainPasswords() ?? []
                 // The run's passwords were tried already (the chain holds them, or a stored copy).
@@ -197,8 +197,8 @@ struct KindDecryption {
         }
         if inputChanged() { return report(name, Self.inputChanged, .ioError) }
         switch opened.openedBy {
-        case .password(let password): session.client.messageFinished(openedBy: .password(password))
         case .identity(let name): identities.finished(openedBy: name)
+        default: session.client.messageFinished(openedBy: opened.openedBy)
         }
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
@@ -297,16 +297,6 @@ extension LiteralData {
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
-    }
-}
-
-extension KindOpener {
-    /// The stored label, where a run-only password came from, or `identity LABEL` / `identity FILE`.
-    var words: String {
-        switch self {
-        case .password(let password): password.name
-        case .identity(let name): "identity \(name)"
-        }
     }
 }
 
@@ -488,20 +478,16 @@ extension KindDecryption {
             }
             var place = place
             place.literal = opened.literal
-            let opener: Opener
             var winner: ChainPassword?
             switch opened.openedBy {
-            case .password(let password):
-                opener = .password(password)
-                winner = password
-            case .identity(let name):
-                opener = .password(ChainPassword(name: "identity \(name)", secret: SecretBytes([UInt8]())))
-                identities.finished(openedBy: name)
+            case .password(let password): winner = password
+            case .identity(let name): identities.finished(openedBy: name)
+            case .key: break
             }
             if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
                 return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner, notes: notes)
             }
-            return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner, notes: notes)
+            return KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opened.openedBy, kind: MessageOpener.Kind(K.name))), winner: winner, notes: notes)
         } catch {
             var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.identities).0)), winner: nil)
             // An age file for identities only is not a password's to open.
