@@ -26,7 +26,7 @@ struct KindDecryption {
     /// given with `--identity` needs no store: not its passphrase, nor a keyring. A store that
     /// cannot be opened then throws (69), as before.
     func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
-                              offered: inout Offered) throws -> Result<KindOpened, KindFailure> {
+                              offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
         let runOnly = session.client.runOnlyPasswords
         let files = Self.fitting(identities.fileIdentities(), to: kind)
         offered = Offered(passwords: runOnly.count, identities: files.count)
@@ -45,7 +45,7 @@ struct KindDecryption {
                 return nil
             }
         }
-        let result: Result<KindOpened, KindFailure>
+        let result: Result<MessageKinds.Decrypted, KindFailure>
         do {
             result = .success(try MessageKinds.open(kind, input: input, passwords: runOnly, identities: files, budget: budget, more: more, into: sink))
         } catch {
@@ -101,7 +101,7 @@ struct KindDecryption {
     /// After the chain failed on `failure`'s message: the password asked for on a terminal,
     /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
     func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
-                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> KindOpened? {
+                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> MessageKinds.Decrypted? {
         guard let again, let asker = session.asker, Self.asks(after: failure),
               let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
         return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
@@ -114,7 +114,7 @@ struct KindDecryption {
     private static let derivationCount = Atomic<Int>(0)
 
     /// Counts the password tries of one `MessageKinds.open` as key derivations.
-    static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<KindOpened, KindFailure>) {
+    static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<MessageKinds.Decrypted, KindFailure>) {
         switch result {
         case .success(let opened):
             if case .password = opened.openedBy { derivationCount.add(opened.tried, ordering: .relaxed) }
@@ -125,8 +125,8 @@ struct KindDecryption {
 
     /// `MessageKinds.open`, counting its password tries as key derivations.
     static func counted<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
-                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
-        let result: Result<KindOpened, KindFailure>
+                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
+        let result: Result<MessageKinds.Decrypted, KindFailure>
         do { result = .success(try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)) } catch {
             result = .failure(error)
         }
@@ -183,7 +183,7 @@ struct KindDecryption {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
         }
         var offered = Offered()
-        let opened: KindOpened
+        let opened: MessageKinds.Decrypted
         switch try openLazily(kind, input: input, into: PrivateFilePlaintext(file: file), offered: &offered) {
         case .success(let value): opened = value
         case .failure(let error):
@@ -461,7 +461,7 @@ extension KindDecryption {
         var offered = Offered()
         let outcome = try openLazily(kind, input: input, into: sink, offered: &offered)
         do throws(KindFailure) {
-            let opened: KindOpened
+            let opened: MessageKinds.Decrypted
             do { opened = try outcome.get() } catch {
                 let retrySink = MemoryPlaintext(limit: Self.lineModeLimit)
                 guard let retried = retryAsked(kind, after: error, what: "\(place.source):\(place.line)", tried: session.client.runOnlyPasswords,

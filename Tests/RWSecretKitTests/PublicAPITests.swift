@@ -91,7 +91,7 @@ struct PublicAPITests {
             func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
             func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
         }
-        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Opened {
+        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Decrypted {
             try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))

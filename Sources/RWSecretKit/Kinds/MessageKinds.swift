@@ -64,17 +64,20 @@ package struct NamedIdentity: KnownIdentity {
     }
 }
 
-/// The outcome of opening a message of another kind.
-package struct KindOpened {
-    package let kind: MessageKindName
-    package let openedBy: Opener
-    /// Passwords and identities tried (an identity with no stanza of its type, or a password
-    /// for a file to recipients, is not counted).
-    package let tried: Int
-    /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
-    package var cost: AgeScryptBatch.Cost? = nil
-    /// The file name and date the message carries (OpenPGP).
-    package var literal: LiteralData? = nil
+extension MessageKinds {
+    /// What opening a message of another kind gave (its plaintext is in the sink): the
+    /// kind's form of the public `Decrypted`, as `VerifiedStream.Decrypted` is a stream's.
+    package struct Decrypted {
+        package let kind: MessageKindName
+        package let openedBy: Opener
+        /// Passwords and identities tried (an identity with no stanza of its type, or a password
+        /// for a file to recipients, is not counted).
+        package let tried: Int
+        /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
+        package var cost: AgeScryptBatch.Cost? = nil
+        /// The file name and date the message carries (OpenPGP).
+        package var literal: LiteralData? = nil
+    }
 }
 
 extension MessageKinds {
@@ -90,7 +93,7 @@ extension MessageKinds {
     package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [any Identity],
                                              budget: TryBudget = .oneAtATime,
                                              more: (() -> (passwords: [ChainPassword], identities: [any Identity])?)? = nil,
-                                             into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+                                             into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         do {
@@ -100,7 +103,7 @@ extension MessageKinds {
             let first = error.tried
             do {
                 let opened = try open(kind, header: header, input: input, passwords: next.passwords, identities: next.identities, budget: budget, into: sink)
-                return KindOpened(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
+                return MessageKinds.Decrypted(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
             } catch {
                 throw KindFailure(kind: error.kind, error: error.error, tried: first + error.tried)
             }
@@ -109,7 +112,7 @@ extension MessageKinds {
 
     /// `open` of a parsed header with one set of credentials.
     private static func open<K: MessageKind>(_ kind: K.Type, header: K.Header, input: KindInput, passwords: [ChainPassword], identities: [any Identity],
-                                             budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+                                             budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
         if !passwords.isEmpty, let pgp = header as? OpenPGPKind.Header {
             do { try OpenPGPKind.checkCost(pgp, budget: budget) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         }
@@ -126,7 +129,7 @@ extension MessageKinds {
                 sink.discard()  // what verified before the failure (age's earlier chunks) goes too
                 throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
             }
-            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
+            return MessageKinds.Decrypted(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
         }
         // Each password as given, then its other Unicode normalization form when that differs
         // (NFC and NFD: input methods differ); both are one password for `tried`.
@@ -201,7 +204,7 @@ extension MessageKinds {
                         cost = AgeScryptBatch.Cost(logN: 0, atOnce: width, tries: start - batch.count + index + 1, milliseconds: ms,
                                                    budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory, narrowedFrom: narrowedFrom)
                     }
-                    return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
+                    return MessageKinds.Decrypted(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
                 }
             }
         }

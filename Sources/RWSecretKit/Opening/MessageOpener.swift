@@ -68,7 +68,7 @@ public struct MessageOpener: Sendable {
         }
         let offered = K.name == .age ? identities.filter { !$0.isOpenPGP } : []
         let sink = MemoryPlaintext(limit: plaintextLimit)
-        let opened: KindOpened
+        let opened: MessageKinds.Decrypted
         do {
             opened = try MessageKinds.open(kind, input: KindInput(bytes: bytes), passwords: passwords, identities: offered,
                                            budget: TryBudget(jobs: jobs, memory: memory), into: sink)
