@@ -155,6 +155,14 @@ final class DownStore: PasswordStore {
     func rename(_ label: String, to newLabel: String) throws(StoreError) {}
 }
 
+/// An identity of the consumer's own (issue 33: credentials are an open protocol): the age key
+/// is held elsewhere and asked through age's Unwrap shape.
+struct HeldElsewhere: Identity {
+    let name = "held elsewhere"
+    let key: Age.Identity
+    func unwrap(_ stanzas: [Age.Stanza]) throws -> SecretBytes? { try key.unwrap(stanzas) }
+}
+
 func kitKinds() async -> [String] {
     let store = MemoryPasswordStore([
         StoredPassword(label: "age", secret: hex("5af09f98807165cc81ed959c6be697a5e69cacc39f4f57e697a5d096")),
@@ -186,6 +194,15 @@ func kitKinds() async -> [String] {
     if let file = try? Age.encrypt(Array("to a recipient".utf8), to: [recipient]),
        let opened = try? await MessageOpener(passwords: [], identities: [identity]).open(file) {
         lines.append("age recipient: " + String(decoding: opened.plaintext, as: UTF8.self) + " (by \(opened.openedBy.identityName ?? "?"))")
+    }
+    // The consumer's own identity opens an age file; what opened it is the identity's name.
+    if let key = identities.first {
+        do {
+            let opened = try await MessageOpener(passwords: [], identities: [HeldElsewhere(key: key)]).open(fixture("age-x25519.age"))
+            lines.append("own identity: \(opened.plaintext.count) bytes (by \(opened.openedBy.name))")
+        } catch {
+            lines.append("own identity: failed: \(error)")
+        }
     }
     // A custom store that throws: its error, as a DecryptionFailure whose code is store.
     do {
@@ -279,6 +296,7 @@ kinds: age: 70000 bytes (by age-identity.txt)
 kinds: openpgp: 15 bytes (by gpg)
 kinds: ansible-vault: 21 bytes (by ansible)
 age recipient: to a recipient (by fresh)
+own identity: 70000 bytes (by identity held elsewhere)
 custom store: store, unavailable: the password service is down
 not a message: format: unknown version 112
 3-byte key: key of 3 bytes (needs 32)
@@ -292,4 +310,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group)$linked"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group, an identity of its own)$linked"

@@ -28,13 +28,13 @@ struct KindDecryption {
     /// given with `--identity` needs no store: not its passphrase, nor a keyring. A store that
     /// cannot be opened then throws (69), as before.
     func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
-                              offered: inout Offered) throws -> Result<KindOpened, KindFailure> {
+                              offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
         let runOnly = session.client.runOnlyPasswords
         let files = Self.fitting(identities.fileIdentities(), to: kind)
         offered = Offered(passwords: runOnly.count, identities: files.count)
         var storeError: (any Error)?
         var added = Offered()
-        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [NamedIdentity])? in
+        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [any Identity])? in
             do {
                 let chain = try session.client.chainHead()?.chainPasswords() ?? []
                 // The run's passwords were tried already (the chain holds them, or a stored copy).
@@ -47,7 +47,7 @@ struct KindDecryption {
                 return nil
             }
         }
-        let result: Result<KindOpened, KindFailure>
+        let result: Result<MessageKinds.Decrypted, KindFailure>
         do {
             result = .success(try MessageKinds.open(kind, input: input, passwords: runOnly, identities: files, budget: budget, more: more, into: sink))
         } catch {
@@ -103,7 +103,7 @@ struct KindDecryption {
     /// After the chain failed on `failure`'s message: the password asked for on a terminal,
     /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
     func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
-                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> KindOpened? {
+                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> MessageKinds.Decrypted? {
         guard let again, let asker = session.asker, Self.asks(after: failure),
               let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
         return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
@@ -116,7 +116,7 @@ struct KindDecryption {
     private static let derivationCount = Atomic<Int>(0)
 
     /// Counts the password tries of one `MessageKinds.open` as key derivations.
-    static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<KindOpened, KindFailure>) {
+    static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<MessageKinds.Decrypted, KindFailure>) {
         switch result {
         case .success(let opened):
             if case .password = opened.openedBy { derivationCount.add(opened.tried, ordering: .relaxed) }
@@ -127,8 +127,8 @@ struct KindDecryption {
 
     /// `MessageKinds.open`, counting its password tries as key derivations.
     static func counted<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
-                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
-        let result: Result<KindOpened, KindFailure>
+                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
+        let result: Result<MessageKinds.Decrypted, KindFailure>
         do { result = .success(try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)) } catch {
             result = .failure(error)
         }
@@ -190,7 +190,7 @@ struct KindDecryption {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
         }
         var offered = Offered()
-        let opened: KindOpened
+        let opened: MessageKinds.Decrypted
         switch try openLazily(kind, input: input, into: PrivateFilePlaintext(file: file), offered: &offered) {
         case .success(let value): opened = value
         case .failure(let error):
@@ -204,8 +204,8 @@ struct KindDecryption {
         }
         if inputChanged() { return report(name, Self.inputChanged, .ioError) }
         switch opened.openedBy {
-        case .password(let password): session.client.messageFinished(openedBy: .password(password))
         case .identity(let name): identities.finished(openedBy: name)
+        default: session.client.messageFinished(openedBy: opened.openedBy)
         }
         session.global.verboseLine("kind: \(opened.kind.rawValue)")
         if let cost = opened.cost { session.global.verboseLine(cost.words) }
@@ -307,16 +307,6 @@ extension LiteralData {
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
-    }
-}
-
-extension KindOpener {
-    /// The stored label, where a run-only password came from, or `identity LABEL` / `identity FILE`.
-    var words: String {
-        switch self {
-        case .password(let password): password.name
-        case .identity(let name): "identity \(name)"
-        }
     }
 }
 
@@ -486,12 +476,12 @@ extension KindDecryption {
     /// `opening`, when given, opens the message instead of `openLazily` (`walk`: a whole file on
     /// the pipeline's threads), into the sink it is handed.
     func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place, again: (() -> KindInput)? = nil,
-                                opening: ((MemoryPlaintext, inout Offered) throws -> Result<KindOpened, KindFailure>)? = nil) throws -> KindRecord {
+                                opening: ((MemoryPlaintext, inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure>)? = nil) throws -> KindRecord {
         var sink = MemoryPlaintext(limit: Self.lineModeLimit)
         var offered = Offered()
         let outcome = try opening?(sink, &offered) ?? openLazily(kind, input: input, into: sink, offered: &offered)
         do throws(KindFailure) {
-            let opened: KindOpened
+            let opened: MessageKinds.Decrypted
             do { opened = try outcome.get() } catch {
                 let retrySink = MemoryPlaintext(limit: Self.lineModeLimit)
                 guard let retried = retryAsked(kind, after: error, what: "\(place.source):\(place.line)", tried: session.client.runOnlyPasswords,
@@ -510,20 +500,17 @@ extension KindDecryption {
             }
             var place = place
             place.literal = literal
-            let opener: Opener
             var winner: ChainPassword?
             switch opened.openedBy {
-            case .password(let password):
-                opener = .password(password)
-                winner = password
-            case .identity(let name):
-                opener = .password(ChainPassword(name: "identity \(name)", secret: SecretBytes([UInt8]())))
-                identities.finished(openedBy: name)
+            case .password(let password): winner = password
+            case .identity(let name): identities.finished(openedBy: name)
+            case .key: break
             }
             if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
                 return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner, notes: notes)
             }
-            var made = KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opener)), winner: winner, notes: notes)
+            var made = KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opened.openedBy, kind: MessageOpener.Kind(K.name))),
+                                  winner: winner, notes: notes)
             if let bad = literal?.badSignatureLine { made.warnings = ["\(Output.escaped(place.source)):\(place.line): \(bad)"] }
             return made
         } catch {

@@ -106,7 +106,7 @@ extension KindDecryption {
     /// `openLazily` on a pipeline thread: the run's passwords and `--identity` files, then (only
     /// when none opened the message) the store's; the passwords of each in the gate's order.
     func walk<K: MessageKind>(_ kind: K.Type, input: () -> KindInput, position: Int, budget: TryBudget, costly: Bool,
-                              into sink: MemoryPlaintext, offered: inout Offered) throws -> Result<KindOpened, KindFailure> {
+                              into sink: MemoryPlaintext, offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
         let runOnly = session.client.runOnlyPasswords
         let files = Self.fitting(identities.fileIdentities(), to: kind)
         offered = Offered(passwords: runOnly.count, identities: files.count)
@@ -135,9 +135,9 @@ extension KindDecryption {
     /// The outcome is that of `MessageKinds.open` with them all: a message that a password
     /// opens is opened by the first of `passwords` (the latest winner first) with its secret.
     private func walk<K: MessageKind>(_ kind: K.Type, input: () -> KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
-                                      position: Int, budget: TryBudget, costly: Bool, into sink: MemoryPlaintext) -> Result<KindOpened, KindFailure> {
-        func open(_ passwords: [ChainPassword], _ identities: [NamedIdentity], after tried: Int) -> Result<KindOpened, KindFailure> {
-            let result: Result<KindOpened, KindFailure>
+                                      position: Int, budget: TryBudget, costly: Bool, into sink: MemoryPlaintext) -> Result<MessageKinds.Decrypted, KindFailure> {
+        func open(_ passwords: [ChainPassword], _ identities: [NamedIdentity], after tried: Int) -> Result<MessageKinds.Decrypted, KindFailure> {
+            let result: Result<MessageKinds.Decrypted, KindFailure>
             do { result = .success(try MessageKinds.open(kind, input: input(), passwords: passwords, identities: identities, budget: budget, into: sink)) } catch {
                 result = .failure(error)
             }

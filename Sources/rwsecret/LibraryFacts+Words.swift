@@ -26,13 +26,7 @@ extension RNCryptorError {
 extension Opener {
     /// What JSON `password` members and `--verbose` call it: the password's chain name,
     /// `identity NAME`, or `key-file`.
-    var words: String {
-        switch self {
-        case .password(let password): password.name
-        case .identity(let name): "identity \(name)"
-        case .key: "key-file"
-        }
-    }
+    var words: String { name.description }
 }
 
 extension ValidationFailure {

@@ -13,6 +13,7 @@ struct PublicAPITests {
         ("func a(_ h: PasswordHandler) -> SecretBytes { h.password.secret }", "a chain password's secret, by walking the chain"),
         ("func b(_ o: Opener) -> SecretBytes? { if case .password(let p) = o { p.secret } else { nil } }", "the secret of the password that opened a message"),
         ("func c() -> Decrypted { Decrypted(plaintext: [1], openedBy: .key) }", "a Decrypted that no handler verified"),
+        ("let c2 = CredentialName(kind: .password, label: \"made up\")", "a credential name nothing opened"),
         ("func d(_ p: ChainPassword) -> Any? { p.openedForm }", "ChainPassword.openedForm (the chain's hint)"),
         ("func e() -> DecryptionFailure { .lineTooLong }", "the tool's line-mode failure"),
         ("func f() -> String { FileKind.fifo.withArticle }", "the tool's wording of a file kind"),
@@ -90,7 +91,7 @@ struct PublicAPITests {
             func addObserver(_ observer: any PasswordStoreObserver) { observers.add(observer) }
             func removeObserver(_ observer: any PasswordStoreObserver) { observers.remove(observer) }
         }
-        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Opened {
+        func streamed(_ input: FileDescriptor, _ output: FileDescriptor) throws(DecryptionFailure) -> VerifiedStream.Decrypted {
             try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
@@ -106,6 +107,21 @@ struct PublicAPITests {
             default: "\\(error)"
             }
         }
+        // Credentials are an open protocol (issue 33): an identity and a recipient of the program's own.
+        struct TokenIdentity: Identity {
+            let name = "token"
+            let held: Age.Identity
+            func unwrap(_ stanzas: [Age.Stanza]) throws -> SecretBytes? { try held.unwrap(stanzas) }
+        }
+        struct TokenRecipient: Recipient {
+            let held: Age.Recipient
+            func wrap(_ fileKey: SecretBytes) throws -> [Age.Stanza] { try held.wrap(fileKey) + [Age.Stanza(type: "token", arguments: ["1"], body: [])] }
+        }
+        func openWithToken(_ held: Age.Identity, _ message: [UInt8]) throws(DecryptionFailure) -> CredentialName {
+            try MessageOpener(client: client, identities: [TokenIdentity(held: held), held]).open(message).openedBy.name
+        }
+        func writeToToken(_ held: Age.Recipient) throws(Age.KeyError) -> [UInt8] { try Age.encrypt([1], to: [TokenRecipient(held: held), held]) }
+        func byIdentity(_ name: CredentialName) -> Bool { name.kind == .identity && name.label == "token" }
         let validators = PasswordValidator([.standard, .minimumLength(12), .onlyLettersAndDigits])
         let custom = PasswordValidator { $0.count == 3 ? ValidationFailure(domain: "example", code: 1, description: "three", reason: "not three") : nil }
         let base64 = RNCryptor.Base64.encode([1, 2, 3])

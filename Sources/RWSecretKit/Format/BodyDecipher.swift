@@ -2,7 +2,7 @@
 /// with PKCS#7 padding (v1–v3) or AES-256 in v0's counter mode.
 ///
 /// Its output is **unverified** until a `BodyAuthenticator` has matched the tag:
-/// every caller holds it back (`BodyDecryptor` returns it marked so,
+/// every caller holds it back (`BodyEngine` returns it marked so,
 /// `VerifiedStream` writes it to a private file).
 final class BodyDecipher {
     fileprivate enum Engine { case cbc(Cipher), counter(LittleEndianCounterCipher) }

@@ -16,7 +16,7 @@
 /// that lock, which the compiler cannot see guarding the engine and the held plaintext,
 /// is why it is `@unchecked`.
 public final class Decryptor: @unchecked Sendable {
-    private let engine: IncrementalDecryptor
+    private let engine: DecryptorEngine
     private var held: [UInt8] = []
     private let serial = LockedState(())
 
@@ -24,7 +24,7 @@ public final class Decryptor: @unchecked Sendable {
     /// Versions 0 and 1 throw `legacyVersion` (as soon as the header is read) unless
     /// `legacyFormats` is `.allowed`.
     public init(password: SecretBytes, legacyFormats: LegacyFormats = .refused) {
-        engine = IncrementalDecryptor(password: password, legacyFormats: legacyFormats)
+        engine = DecryptorEngine(password: password, legacyFormats: legacyFormats)
     }
 
     /// A decryptor for password-based messages made with `iterations` PBKDF2 rounds.
@@ -35,13 +35,13 @@ public final class Decryptor: @unchecked Sendable {
     ///   1...`KeyDerivation.maximumIterations`.
     public init(password: SecretBytes, iterations: Int, legacyFormats: LegacyFormats = .refused) throws(RNCryptorError) {
         try RNCryptorError.check(iterations: iterations)
-        engine = IncrementalDecryptor(password: password, iterations: iterations, legacyFormats: legacyFormats)
+        engine = DecryptorEngine(password: password, iterations: iterations, legacyFormats: legacyFormats)
     }
 
     /// A decryptor for key-based messages. Version 1 throws `legacyVersion` unless
     /// `legacyFormats` is `.allowed`.
     public init(keys: MessageKeys, legacyFormats: LegacyFormats = .refused) {
-        engine = IncrementalDecryptor(keys: keys, legacyFormats: legacyFormats)
+        engine = DecryptorEngine(keys: keys, legacyFormats: legacyFormats)
     }
 
     deinit { Crypto.cleanse(&held) }
@@ -89,9 +89,9 @@ public final class Decryptor: @unchecked Sendable {
 ///
 /// Memory stays bounded whatever the message size: at most the header and the
 /// last 32 bytes are held back (the HMAC can only be recognised at the end).
-package final class IncrementalDecryptor {
+package final class DecryptorEngine {
     private enum Credential { case password(SecretBytes), keys(MessageKeys) }
-    private enum State { case header([UInt8]), body(BodyDecryptor), finished }
+    private enum State { case header([UInt8]), body(BodyEngine), finished }
 
     private let credential: Credential
     private let iterations: Int
@@ -136,7 +136,7 @@ package final class IncrementalDecryptor {
             guard pending.count >= length else { state = .header(pending); return [] }
             let header = try MessageHeader(parsing: pending)
             try legacyFormats.check(header)
-            let body = try BodyDecryptor(header: header, keys: try keys(for: header))
+            let body = try BodyEngine(header: header, keys: try keys(for: header))
             state = .body(body)
             return pending.count > length ? pending[length...].withUnsafeBytes { body.update($0) } : []
         }
@@ -175,7 +175,7 @@ package final class IncrementalDecryptor {
 /// Holds back the trailing 32 bytes (the would-be HMAC); everything before them
 /// is authenticated and deciphered as it arrives. The output is unverified
 /// until `finalize()` succeeds.
-package final class BodyDecryptor {
+package final class BodyEngine {
     private let header: MessageHeader
     private let authenticator: BodyAuthenticator
     private let decipher: BodyDecipher

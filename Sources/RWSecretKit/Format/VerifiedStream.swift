@@ -65,8 +65,9 @@ public struct VerifiedStream {
     }
 
 
-    /// What opened the message.
-    public struct Opened: Sendable {
+    /// What a stream decrypted: what opened the message and how many plaintext bytes it
+    /// wrote (the stream's form of the top-level `Decrypted`, whose plaintext is in memory).
+    public struct Decrypted: Sendable {
         /// The password or the key that opened it.
         public let openedBy: Opener
         /// Plaintext bytes written.
@@ -100,12 +101,12 @@ public struct VerifiedStream {
     /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (base64 text,
     /// or a message of another kind: ``MessageOpener`` opens those), `inputChanged`,
     /// `readFailed`, `createFailed`, `writeFailed` or `temporaryFileFailed`.
-    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Opened {
+    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Decrypted {
         do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
     }
 
     /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
-    package func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Opened {
+    package func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Decrypted {
         try decrypt(input: input, legacyFormats: client.legacyFormats, chain: { header in try client.chainHead(for: header) }, to: destination)
     }
 
@@ -115,7 +116,7 @@ public struct VerifiedStream {
     /// run as `chainUnavailable`, before anything is written. A v0 or v1 message fails
     /// with `.format(.legacyVersion)`, before `chain` is asked, unless `legacyFormats` allow it.
     package func decrypt(input: Int32, legacyFormats: LegacyFormats, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
-                        to destination: Destination) throws(Failure) -> Opened {
+                        to destination: Destination) throws(Failure) -> Decrypted {
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
         let total = regular ? before.map { Int($0.st_size) } : nil
@@ -239,7 +240,7 @@ public struct VerifiedStream {
                     do throws(SystemError) { try store.copy(to: fd) } catch { throw .write(error) }
                 }
             }
-            return Opened(openedBy: opened.opener, plaintextSize: store.size)
+            return Decrypted(openedBy: opened.opener, plaintextSize: store.size)
         }
         let spool = SpoolDecipher(spool: store, header: header, key: opened.encryptionKey(), threads: jobs)
         try spool.checkPadding()
@@ -249,7 +250,7 @@ public struct VerifiedStream {
         } else {
             try Self.deliver(to: destination) { fd throws(Failure) in try spool.run(to: fd) }
         }
-        return Opened(openedBy: opened.opener, plaintextSize: spool.plaintextSize)
+        return Decrypted(openedBy: opened.opener, plaintextSize: spool.plaintextSize)
     }
 
     /// Hands verified plaintext to a destination that is not a file to replace: `emit`

@@ -16,6 +16,8 @@ package enum Credential: Sendable {
     case ageSSH(AgeSSHIdentity)
     /// An OpenPGP secret key (its encryption keys' secrets read), for PKESK packets.
     case openPGPKey(OpenPGPTransferableKey)
+    /// A consumer's own ``Identity``, for age stanzas (called through `unwrap`).
+    case identity(any Identity)
 }
 
 /// What offering one credential to a message gave.

@@ -31,18 +31,12 @@ package enum MessageKinds {
     }
 }
 
-/// What opened a message of another kind.
-package enum KindOpener: Sendable {
-    /// A password of the chain.
-    case password(ChainPassword)
-    /// An age identity, named by where it came from (`FILE:LINE`).
-    case identity(String)
-}
-
-/// An age identity given for one run, with the name it is reported by.
-package struct NamedIdentity: Sendable {
+/// An identity of the library's own (an age X25519 identity, an OpenSSH key, an OpenPGP
+/// secret key), with the name it is reported by: where it came from (`FILE`, `FILE#N`, a
+/// store's label).
+package struct NamedIdentity: KnownIdentity {
     package let name: String
-    /// An age X25519 identity or an OpenSSH key (`.ageX25519`, `.ageSSH`).
+    /// An age X25519 identity, an OpenSSH key or an OpenPGP secret key (`.ageX25519`, `.ageSSH`, `.openPGPKey`).
     package let credential: Credential
 
     package init(name: String, identity: AgeX25519Identity) {
@@ -60,24 +54,30 @@ package struct NamedIdentity: Sendable {
         self.credential = .openPGPKey(key)
     }
 
-    /// Whether this is an OpenPGP secret key (offered to OpenPGP messages, not to age files).
-    package var isOpenPGP: Bool {
-        if case .openPGPKey = credential { return true }
-        return false
+    /// The file key one of the age `stanzas` wraps for this identity (nil for an OpenPGP key).
+    package func unwrap(_ stanzas: [Age.Stanza]) throws(KindError) -> SecretBytes? {
+        switch credential {
+        case .ageX25519(let identity): try identity.unwrap(stanzas)
+        case .ageSSH(let identity): try identity.unwrap(stanzas)
+        default: nil
+        }
     }
 }
 
-/// The outcome of opening a message of another kind.
-package struct KindOpened {
-    package let kind: MessageKindName
-    package let openedBy: KindOpener
-    /// Passwords and identities tried (an identity with no stanza of its type, or a password
-    /// for a file to recipients, is not counted).
-    package let tried: Int
-    /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
-    package var cost: AgeScryptBatch.Cost? = nil
-    /// The file name and date the message carries (OpenPGP).
-    package var literal: LiteralData? = nil
+extension MessageKinds {
+    /// What opening a message of another kind gave (its plaintext is in the sink): the
+    /// kind's form of the public `Decrypted`, as `VerifiedStream.Decrypted` is a stream's.
+    package struct Decrypted {
+        package let kind: MessageKindName
+        package let openedBy: Opener
+        /// Passwords and identities tried (an identity with no stanza of its type, or a password
+        /// for a file to recipients, is not counted).
+        package let tried: Int
+        /// What the tries of a costly KDF cost (age scrypt), for the verbose line.
+        package var cost: AgeScryptBatch.Cost? = nil
+        /// The file name and date the message carries (OpenPGP).
+        package var literal: LiteralData? = nil
+    }
 }
 
 extension MessageKinds {
@@ -90,10 +90,10 @@ extension MessageKinds {
     /// `more`, when given, is asked only when none of `passwords` and `identities` opened the
     /// message (`.noMatch`): the credentials to try next (the store's, opened only then), or
     /// nil for none. The header is parsed once; `tried` counts both rounds.
-    package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
+    package static func open<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [any Identity],
                                              budget: TryBudget = .oneAtATime,
-                                             more: (() -> (passwords: [ChainPassword], identities: [NamedIdentity])?)? = nil,
-                                             into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+                                             more: (() -> (passwords: [ChainPassword], identities: [any Identity])?)? = nil,
+                                             into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
         let header: K.Header
         do { header = try K.parseHeader(input) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         do {
@@ -103,7 +103,7 @@ extension MessageKinds {
             let first = error.tried
             do {
                 let opened = try open(kind, header: header, input: input, passwords: next.passwords, identities: next.identities, budget: budget, into: sink)
-                return KindOpened(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
+                return MessageKinds.Decrypted(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
             } catch {
                 throw KindFailure(kind: error.kind, error: error.error, tried: first + error.tried)
             }
@@ -111,8 +111,8 @@ extension MessageKinds {
     }
 
     /// `open` of a parsed header with one set of credentials.
-    private static func open<K: MessageKind>(_ kind: K.Type, header: K.Header, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
-                                             budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> KindOpened {
+    private static func open<K: MessageKind>(_ kind: K.Type, header: K.Header, input: KindInput, passwords: [ChainPassword], identities: [any Identity],
+                                             budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
         if !passwords.isEmpty, let pgp = header as? OpenPGPKind.Header {
             do { try OpenPGPKind.checkCost(pgp, budget: budget) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         }
@@ -129,7 +129,7 @@ extension MessageKinds {
                 sink.discard()  // what verified before the failure (age's earlier chunks) goes too
                 throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
             }
-            return KindOpened(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
+            return MessageKinds.Decrypted(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
         }
         // Each password as given, then its other Unicode normalization form when that differs
         // (NFC and NFD: input methods differ); both are one password for `tried`.
@@ -141,7 +141,7 @@ extension MessageKinds {
                 offers.append((.password(SecretBytes(other)), index, nil))
             }
         }
-        offers += identities.indices.map { (identities[$0].credential, nil, $0) }
+        offers += identities.indices.map { (identities[$0].asCredential, nil, $0) }
         // What `tried` counts: each password once (both its forms), each identity offered a stanza.
         var triedPasswords = Set<Int>()
         var triedIdentities = 0
@@ -196,7 +196,7 @@ extension MessageKinds {
                         sink.discard()  // what verified before the failure (age's earlier chunks) goes too
                         throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
                     }
-                    let opener: KindOpener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
+                    let opener: Opener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
                     var cost: AgeScryptBatch.Cost? = nil
                     if let costly {
                         let elapsed = clock.now - started
@@ -204,7 +204,7 @@ extension MessageKinds {
                         cost = AgeScryptBatch.Cost(logN: 0, atOnce: width, tries: start - batch.count + index + 1, milliseconds: ms,
                                                    budget: budget.memory, kdf: costly.words, memoryPerTry: costly.memory, narrowedFrom: narrowedFrom)
                     }
-                    return KindOpened(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
+                    return MessageKinds.Decrypted(kind: K.name, openedBy: opener, tried: triedPasswords.count + triedIdentities, cost: cost, literal: K.literal(header))
                 }
             }
         }

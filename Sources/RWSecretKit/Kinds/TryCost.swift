@@ -11,15 +11,15 @@ extension MessageKinds {
     }
 }
 
-extension KindOpened {
+extension MessageKinds.Decrypted {
     /// This outcome after `more` tries before it (a caller that walks the passwords itself).
-    package func adding(tried more: Int) -> KindOpened {
-        KindOpened(kind: kind, openedBy: openedBy, tried: tried + more, cost: cost, literal: literal)
+    package func adding(tried more: Int) -> MessageKinds.Decrypted {
+        MessageKinds.Decrypted(kind: kind, openedBy: openedBy, tried: tried + more, cost: cost, literal: literal)
     }
 
     /// This outcome, opened by `opener` (the first password in the caller's order with the same secret).
-    package func opened(by opener: KindOpener) -> KindOpened {
-        KindOpened(kind: kind, openedBy: opener, tried: tried, cost: cost, literal: literal)
+    package func opened(by opener: Opener) -> MessageKinds.Decrypted {
+        MessageKinds.Decrypted(kind: kind, openedBy: opener, tried: tried, cost: cost, literal: literal)
     }
 }
 

@@ -86,13 +86,22 @@ public enum Age {
     }
 
     /// `plaintext` as an age file to `recipients` (at least one), binary or armored
-    /// (`-----BEGIN AGE ENCRYPTED FILE-----`), as `age -r` writes it.
-    public static func encrypt(_ plaintext: some Collection<UInt8>, to recipients: [Recipient], armor: Bool = false) throws(KeyError) -> [UInt8] {
+    /// (`-----BEGIN AGE ENCRYPTED FILE-----`), as `age -r` writes it. A recipient is the
+    /// library's (``Age/Recipient``) or the program's own (any ``RWSecretKit/Recipient``): each
+    /// wraps one fresh file key, as age's `Wrap`.
+    public static func encrypt(_ plaintext: some Collection<UInt8>, to recipients: [any RWSecretKit.Recipient], armor: Bool = false) throws(KeyError) -> [UInt8] {
         guard !recipients.isEmpty else { throw KeyError(.empty, "no recipient given") }
-        let encryptor: AgeEncryptor
-        do { encryptor = try AgeEncryptor(recipients: recipients.map(\.recipient), armor: armor) } catch {
-            throw KeyError(.malformed, "\(error)")
+        let fileKey = SecretBytes(Crypto.randomBytes(count: 16))
+        var stanzas: [Stanza] = []
+        for recipient in recipients {
+            let wrapped: [Stanza]
+            do { wrapped = try recipient.wrap(fileKey) } catch let error as KeyError { throw error } catch { throw KeyError(.malformed, "\(error)") }
+            guard !wrapped.isEmpty, wrapped.allSatisfy(\.isWritable) else {
+                throw KeyError(.malformed, "a recipient gave no stanza, or one age's header cannot hold (an empty field, a space, a control character)")
+            }
+            stanzas += wrapped
         }
+        let encryptor = AgeEncryptor(fileKey: fileKey, stanzas: stanzas, armor: armor)
         return encryptor.update(plaintext) + encryptor.finalize()
     }
 

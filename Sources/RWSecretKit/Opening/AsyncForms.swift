@@ -43,9 +43,9 @@ extension VerifiedStream {
     /// `decrypt(input:client:to:)` without holding a Swift concurrency thread: the reading,
     /// the key derivations and the writing run on threads of their own while the task is
     /// suspended (`progress`, if set, is called on them).
-    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) async throws(DecryptionFailure) -> Opened {
+    public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) async throws(DecryptionFailure) -> Decrypted {
         let stream = Handed(value: self)
-        return try await BlockingWork.run { () throws(DecryptionFailure) -> Opened in
+        return try await BlockingWork.run { () throws(DecryptionFailure) -> Decrypted in
             try stream.value.decrypt(input: input, client: client, to: destination)
         }
     }

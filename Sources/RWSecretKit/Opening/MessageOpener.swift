@@ -16,8 +16,9 @@
 public struct MessageOpener: Sendable {
     /// The chain of passwords (and the key) every kind is offered.
     public let client: PasswordClient
-    /// The identities an age file is offered, in order.
-    public let identities: [Age.Identity]
+    /// The identities an age file is offered, in order: the library's (``Age/Identity``) or
+    /// the program's own (any ``Identity``).
+    public let identities: [any Identity]
     /// Threads that costly password tries (age's scrypt, OpenPGP's Argon2) may use at once.
     public var jobs: Int = 1
     /// Bytes of memory those tries may use at once (0: one try at a time, whatever it costs).
@@ -26,13 +27,13 @@ public struct MessageOpener: Sendable {
     public var plaintextLimit: Int = 64 << 20
 
     /// An opener over `client`'s chain, offering `identities` to age files.
-    public init(client: PasswordClient, identities: [Age.Identity] = []) {
+    public init(client: PasswordClient, identities: [any Identity] = []) {
         self.client = client
         self.identities = identities
     }
 
     /// An opener over `passwords` (and `keys`, for key-based RNCryptor messages), with no store.
-    public init(passwords: [ChainPassword], identities: [Age.Identity] = [], keys: MessageKeys? = nil,
+    public init(passwords: [ChainPassword], identities: [any Identity] = [], keys: MessageKeys? = nil,
                 legacyFormats: LegacyFormats = .refused) {
         self.init(client: PasswordClient(runOnly: passwords, keys: keys, legacyFormats: legacyFormats) { nil }, identities: identities)
     }
@@ -65,23 +66,16 @@ public struct MessageOpener: Sendable {
         do { passwords = try client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError { throw .store(error) } catch {
             throw .store(.unavailable(reason: String(describing: error), advice: ""))
         }
-        let offered = K.name == .age ? identities.map(\.named) : []
+        let offered = K.name == .age ? identities.filter { !$0.isOpenPGP } : []
         let sink = MemoryPlaintext(limit: plaintextLimit)
-        let opened: KindOpened
+        let opened: MessageKinds.Decrypted
         do {
             opened = try MessageKinds.open(kind, input: KindInput(bytes: bytes), passwords: passwords, identities: offered,
                                            budget: TryBudget(jobs: jobs, memory: memory), into: sink)
         } catch {
             throw DecryptionFailure(DecryptionFailure.Reason.kind(error.kind, error.error, tried: error.tried))
         }
-        let opener: Opener
-        switch opened.openedBy {
-        case .password(let password):
-            client.messageFinished(openedBy: .password(password))
-            opener = .password(password)
-        case .identity(let name):
-            opener = .identity(name)
-        }
-        return Decrypted(plaintext: sink.bytes, openedBy: opener, kind: Kind(K.name))
+        client.messageFinished(openedBy: opened.openedBy)
+        return Decrypted(plaintext: sink.bytes, openedBy: opened.openedBy, kind: Kind(K.name))
     }
 }

@@ -78,7 +78,7 @@ struct PasswordDialectTests {
         let wrong = try PasswordClient(runOnly: [candidate]) { nil }.decrypt(message)
         #expect(wrong.failureValue == .noPasswordOpened(tried: 1))
         // The incremental decryptor takes the count too.
-        let decryptor = IncrementalDecryptor(password: password, iterations: 1_000)
+        let decryptor = DecryptorEngine(password: password, iterations: 1_000)
         let bytes = message.bytes
         #expect(try decryptor.update(bytes) + decryptor.finalize() == Array("hello".utf8))
     }

@@ -35,7 +35,7 @@ struct FuzzTests {
                 let plaintext = try RNCryptor.decrypt(input, keys: Self.keys)
                 #expect(input == original, "seed \(seed) round \(round): a mutated message decrypted to \(plaintext.count) bytes")
             } catch {}
-            let decryptor = IncrementalDecryptor(keys: Self.keys)
+            let decryptor = DecryptorEngine(keys: Self.keys)
             var offset = 0
             do {
                 while offset < input.count {

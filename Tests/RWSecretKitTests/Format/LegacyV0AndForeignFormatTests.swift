@@ -23,7 +23,7 @@ struct LegacyV0AndForeignFormatTests {
         let client = PasswordClient(runOnly: [ChainPassword(name: "ios", secret: Self.iOSPassword)], legacyFormats: .allowed) { nil }
         #expect((try? client.decrypt(try Message(bytes)).get())?.plaintext == Array(sample.plaintext.utf8))
         for chunk in [1, 5, 16, 33, 1000] {
-            let decryptor = IncrementalDecryptor(password: Self.iOSPassword, legacyFormats: .allowed)
+            let decryptor = DecryptorEngine(password: Self.iOSPassword, legacyFormats: .allowed)
             var out: [UInt8] = []
             for start in stride(from: 0, to: bytes.count, by: chunk) {
                 out += try decryptor.update(Array(bytes[start..<min(start + chunk, bytes.count)]))
@@ -70,7 +70,7 @@ struct LegacyV0AndForeignFormatTests {
     func longV0Incremental(chunk: Int) throws {
         let record = try #require(PeerRecord.all.first { $0.version == 0 && $0.plaintext.count > 4096 })
         let bytes = Self.bytes(record.message)
-        let decryptor = IncrementalDecryptor(password: SecretBytes(record.candidate))
+        let decryptor = DecryptorEngine(password: SecretBytes(record.candidate))
         var out: [UInt8] = []
         for start in stride(from: 0, to: bytes.count, by: chunk) {
             out += try decryptor.update(Array(bytes[start..<min(start + chunk, bytes.count)]))
@@ -98,7 +98,7 @@ struct LegacyV0AndForeignFormatTests {
             var incremental: RNCryptorError? = nil
             do {
                 let header = try MessageHeader(parsing: bytes)
-                let body = try BodyDecryptor(header: header, keys: keys)
+                let body = try BodyEngine(header: header, keys: keys)
                 var start = header.length
                 while start < bytes.count {
                     let end = min(bytes.count, start + Int.random(in: 1...40, using: &random))
@@ -120,7 +120,7 @@ struct LegacyV0AndForeignFormatTests {
         #expect(throws: RNCryptorError.unknownVersion(UInt8(ascii: "R"))) { try Message(Array("RNC".utf8) + [5] + [UInt8](repeating: 0, count: 80)) }
         #expect(throws: RNCryptorError.unknownVersion(UInt8(ascii: "S"))) { try Message(Array("Sal".utf8)) }
         // Fed a byte at a time, the incremental decryptor waits for the whole magic.
-        let decryptor = IncrementalDecryptor(password: SecretBytes(utf8: "x"))
+        let decryptor = DecryptorEngine(password: SecretBytes(utf8: "x"))
         #expect(throws: RNCryptorError.openSSLEnc) {
             for byte in salted { _ = try decryptor.update([byte]) }
         }

@@ -37,7 +37,7 @@ struct PyPIInteropTests {
         let plaintext = try RNCryptor.decrypt(bytes, password: password)
         #expect(plaintext == record.plaintext, "\(record.testDescription)")
         // The incremental decryptor agrees, fed in 7-byte pieces.
-        let decryptor = IncrementalDecryptor(password: password)
+        let decryptor = DecryptorEngine(password: password)
         var incremental: [UInt8] = []
         for start in stride(from: 0, to: bytes.count, by: 7) {
             incremental += try decryptor.update(Array(bytes[start..<min(start + 7, bytes.count)]))

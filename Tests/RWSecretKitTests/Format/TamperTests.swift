@@ -168,7 +168,7 @@ struct TamperTests {
         #expect(keys.incremental(passwordBased) { _ in 7 } == .failure(.passwordBasedMessage))
         #expect(throws: RNCryptorError.passwordBasedMessage) { try Message(passwordBased).decrypt(keys: Specimen.keys) }
         // The incremental decryptor says so as soon as the header is in, before any plaintext.
-        let decryptor = IncrementalDecryptor(password: Specimen.password)
+        let decryptor = DecryptorEngine(password: Specimen.password)
         #expect(throws: RNCryptorError.keyBasedMessage) { try decryptor.update(keyBased.prefix(18)) }
     }
 

@@ -20,7 +20,7 @@ struct VectorTests {
         let plaintext = try RNCryptor.decrypt(vector.hex("ciphertext_hex"), password: password, legacyFormats: .allowed)
         #expect(plaintext == vector.hex("plaintext_hex"), "\(vector.testDescription)")
         // The incremental decryptor agrees.
-        let decryptor = IncrementalDecryptor(password: password)
+        let decryptor = DecryptorEngine(password: password)
         let incremental = try decryptor.update(vector.hex("ciphertext_hex")) + decryptor.finalize()
         #expect(incremental == vector.hex("plaintext_hex"), "\(vector.testDescription)")
     }

@@ -20,14 +20,14 @@ enum Credential: Sendable {
         }
     }
 
-    func decryptor() -> IncrementalDecryptor {
+    func decryptor() -> DecryptorEngine {
         switch self {
-        case .password(let password): IncrementalDecryptor(password: password)
-        case .keys(let keys): IncrementalDecryptor(keys: keys)
+        case .password(let password): DecryptorEngine(password: password)
+        case .keys(let keys): DecryptorEngine(keys: keys)
         }
     }
 
-    /// The incremental engine (`IncrementalDecryptor`, under `Decryptor`) fed `message` in pieces of the sizes `nextSize` picks (given the bytes left),
+    /// The incremental engine (`DecryptorEngine`, under `Decryptor`) fed `message` in pieces of the sizes `nextSize` picks (given the bytes left),
     /// then finalized. `streamed` counts the (unverified) bytes `update` handed out before `finalize`.
     func incremental(_ message: [UInt8], streamed: inout Int, nextSize: (Int) -> Int) -> Outcome {
         let decryptor = decryptor()

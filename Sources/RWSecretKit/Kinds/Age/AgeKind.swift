@@ -13,12 +13,8 @@ package enum AgeKind: MessageKind {
     static let chunkSize = 64 * 1024
     private static let headerLimit = 1 << 20
 
-    /// One recipient stanza.
-    package struct Stanza: Sendable {
-        package let type: String
-        package let arguments: [String]
-        package let body: [UInt8]
-    }
+    /// One recipient stanza (the public ``Age/Stanza``).
+    package typealias Stanza = Age.Stanza
 
     /// A parsed header.
     package struct Header {
@@ -135,6 +131,8 @@ package enum AgeKind: MessageKind {
         case .ageX25519: header.stanzas.contains { $0.type == "X25519" }
         case .ageSSH(let identity): header.stanzas.contains { $0.type == identity.stanzaType }
         case .openPGPKey: false
+        // A consumer's identity: offered every header without an scrypt stanza (it says which stanzas are its).
+        case .identity: header.scrypt == nil && !header.stanzas.isEmpty
         }
     }
 
@@ -155,22 +153,16 @@ package enum AgeKind: MessageKind {
             guard accepts(header, credential) else { return .notApplicable }
             fileKey = try identity.unwrap(header.stanzas)
         case .ageX25519(let identity):
-            let stanzas = header.stanzas.filter { $0.type == "X25519" }
-            guard !stanzas.isEmpty else { return .notApplicable }
-            var found: SecretBytes?
-            for stanza in stanzas {
-                let share = AgeEncoding.decodeRaw(stanza.arguments[0].utf8)!
-                guard let shared = KindPrimitives.x25519(privateKey: identity.secretKey, peer: share) else {
-                    throw .header("X25519 stanza with a low-order share")
-                }
-                let wrapKey = KindPrimitives.hkdfSHA256(key: shared, salt: share + identity.publicKey,
-                                                        info: Array("age-encryption.org/v1/X25519".utf8), length: 32)
-                if let key = ChaChaPolyOpener(key: wrapKey).open(stanza.body, nonce: [UInt8](repeating: 0, count: 12)) {
-                    found = key
-                    break
-                }
+            guard accepts(header, credential) else { return .notApplicable }
+            fileKey = try identity.unwrap(header.stanzas)
+        case .identity(let identity):
+            guard accepts(header, credential) else { return .notApplicable }
+            let unwrapped: SecretBytes?
+            do { unwrapped = try identity.unwrap(header.stanzas) } catch { throw .refused("identity \(identity.name): \(error)") }
+            if let unwrapped, unwrapped.count != 16 {
+                throw .refused("identity \(identity.name): a file key of \(unwrapped.count) bytes (age's are 16)")
             }
-            fileKey = found
+            fileKey = unwrapped
         }
         guard let fileKey else { return .wrongCredential }
         try checkMAC(header, fileKey: fileKey)

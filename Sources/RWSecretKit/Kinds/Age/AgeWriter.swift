@@ -37,7 +37,8 @@ package final class AgeEncryptor {
         self.init(fileKey: fileKey, stanzas: [stanza], armor: armor)
     }
 
-    private init(fileKey: SecretBytes, stanzas: [AgeKind.Stanza], armor: Bool) {
+    /// An encryptor whose header carries `stanzas`, each wrapping `fileKey` (16 random bytes).
+    package init(fileKey: SecretBytes, stanzas: [AgeKind.Stanza], armor: Bool) {
         var header = AgeKind.intro
         for stanza in stanzas {
             header += Array((["->", stanza.type] + stanza.arguments).joined(separator: " ").utf8) + [0x0a]

@@ -70,3 +70,22 @@ package final class AgeX25519Identity: Sendable {
         return identities
     }
 }
+
+extension AgeX25519Identity {
+    /// The file key of the first `X25519` stanza of `stanzas` that this identity opens; nil when
+    /// none does. Throws for a stanza with a low-order share (no key could open it).
+    /// The stanzas' form was checked when the header was parsed.
+    func unwrap(_ stanzas: [AgeKind.Stanza]) throws(KindError) -> SecretBytes? {
+        for stanza in stanzas where stanza.type == "X25519" {
+            guard stanza.arguments.count == 1, let share = AgeEncoding.decodeRaw(stanza.arguments[0].utf8), share.count == 32,
+                  stanza.body.count == 32 else { throw .header("malformed X25519 stanza") }
+            guard let shared = KindPrimitives.x25519(privateKey: secretKey, peer: share) else {
+                throw .header("X25519 stanza with a low-order share")
+            }
+            let wrapKey = KindPrimitives.hkdfSHA256(key: shared, salt: share + publicKey,
+                                                    info: Array("age-encryption.org/v1/X25519".utf8), length: 32)
+            if let key = ChaChaPolyOpener(key: wrapKey).open(stanza.body, nonce: [UInt8](repeating: 0, count: 12)) { return key }
+        }
+        return nil
+    }
+}
