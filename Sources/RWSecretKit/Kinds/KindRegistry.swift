@@ -167,7 +167,7 @@ package enum KindRegistry {
 
     /// Whether a row of base64 may begin another format's message (`Salted__`, `RNC`): a
     /// reader that skips rows of a long run looks at such a row properly.
-    package static func mayBeginForeignBase64(_ row: some Collection<UInt8>) -> Bool {
+    package static func mayBeginForeignBase64(_ row: [UInt8]) -> Bool {
         ForeignFormat.allCases.contains { row.starts(with: $0.base64Magic) }
     }
 
@@ -180,7 +180,7 @@ package enum KindRegistry {
     }
 
     /// Whether `prefix` is base64 text (what `--binary` was not meant for).
-    package static func looksLikeBase64Text(_ prefix: some Collection<UInt8>) -> Bool {
+    package static func looksLikeBase64Text(_ prefix: [UInt8]) -> Bool {
         let sample = prefix.prefix(64)
         guard sample.count >= 4 else { return false }
         return sample.allSatisfy { byte in
@@ -229,7 +229,12 @@ package enum KindRegistry {
 
     /// Whether the first significant line looks like YAML (a mapping key, a list item, a
     /// document start) rather than a base64 message, which has no `:` and no space.
-    package static func mayBeYAML(_ prefix: some Collection<UInt8>) -> Bool {
+    /// (Concrete types, not `some Collection`: the tool calls it across the module boundary,
+    /// where a generic call would build its metadata at run time on every start.)
+    package static func mayBeYAML(_ prefix: [UInt8]) -> Bool { mayBeYAML(prefix[...]) }
+
+    /// `mayBeYAML` of a slice.
+    package static func mayBeYAML(_ prefix: ArraySlice<UInt8>) -> Bool {
         for line in prefix.split(separator: 0x0a) {
             let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
             if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
