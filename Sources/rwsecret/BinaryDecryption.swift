@@ -23,20 +23,44 @@ struct BinaryDecryption {
     static func notRNCryptor(_ input: InputFile) -> String? {
         var head = [UInt8](repeating: 0, count: 32)
         let got = head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
-        if got > 0, let line = head[..<got].split(separator: 0x0a).first,
-           Array(line).indices.contains(where: { Array(line)[$0...].starts(with: "-encryption.org/".utf8) }) || line.starts(with: "age-".utf8) {
+        if got > 0, KindRegistry.isDamagedAgeFirstLine(head[..<got]) {
             return "an age file whose first line is damaged (age-encryption.org/v1 expected)"
         }
         guard input.isRegularFile, let size = try? input.status().st_size, size <= KindDecryption.yamlLimit else { return nil }
         var text = [UInt8](repeating: 0, count: Int(size))
         let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
         guard n == Int(size), LineSource.kind(of: text.prefix(1 << 16)) == .text else { return nil }
-        if KindDecryption.mayBeYAML(text) {
+        if KindRegistry.mayBeYAML(text) {
             return AnsibleVaultKind.vaultValues(inYAML: text).isEmpty
-                ? "a YAML file with no `!vault` value"
+                ? KindRegistry.NotAMessage.yamlWithoutVault.words
                 : "a YAML file with `!vault` values: they open without --binary, one record each"
         }
         return "text, not a raw message: drop --binary (base64 messages are read one per line)"
+    }
+
+    /// The input's first `detectionLength` bytes (fewer at its end) for the registry, and those
+    /// of them taken from the input (a stream's; none of a regular file's, read with pread).
+    static func firstBytes(_ input: InputFile) throws(SystemError) -> (head: [UInt8], taken: [UInt8]) {
+        var head = [UInt8](repeating: 0, count: detectionLength)
+        var done = 0
+        if input.isRegularFile {
+            while done < head.count {
+                let n = try retryingOnInterrupt { head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) } }
+                if n == 0 { break }
+                done += n
+            }
+            return (Array(head[..<done]), [])
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: head.count, alignment: 1)
+        defer { buffer.deallocate() }
+        while done < head.count {
+            let n = try input.read(into: buffer.baseAddress! + done, count: head.count - done)
+            if n == 0 { break }
+            done += n
+        }
+        head = Array(buffer[..<done])
+        let taken = Array(head[..<done])
+        return (taken, taken)
     }
 
     /// Refuses what must be refused before anything is read: raw plaintext to a
@@ -63,15 +87,32 @@ struct BinaryDecryption {
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
         stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
         defer { progress?.clear() }
+        // The registry says what the input is, from its first bytes: a regular file's read with
+        // pread (its offset stays at 0), a stream's read here and handed on, never read twice.
+        let read: (head: [UInt8], taken: [UInt8])
+        do { read = try Self.firstBytes(input) } catch { return report(shown, "\(error)", .ioError) }
+        if KindRegistry.isOtherKind(read.head[...]) {
+            guard let kind = KindRegistry.wholeInputKind(read.head.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
+            // The progress line goes on over the kind's reads.
+            let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
+            let rest = KindInput(PrefixedSource(prefix: read.taken, rest: DescriptorSource(input, counted: read.taken.count, progress: progress.map { progress in
+                { done in progress.update(bytesDone: Int64(done), total: total) }
+            })))
+            return try KindDecryption(session: session, identities: identities)
+                .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
+                     inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
+                     again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
+        }
         // On a terminal, a message no password opened is tried once more with the password the
-        // person is asked for (AskWhenNothingOpens), read again from the start: a regular file only.
+        // person is asked for (AskWhenNothingOpens), read again from the start: a regular file only
+        // (the registry read its first bytes with pread, so its offset is still the start).
         let start = input.isRegularFile ? lseek(input.fd, 0, SEEK_CUR) : -1
         var tried: (any DecryptionHandler)?, asked: (any DecryptionHandler)?
         var notOpened: DecryptionFailure?
         while true {
             do {
                 let client = session.client
-                let opened = try stream.decrypt(input: input.fd, legacyFormats: client.legacyFormats, chain: { header in
+                let opened = try stream.decrypt(input: input.fd, read: asked == nil ? read.taken : [], legacyFormats: client.legacyFormats, chain: { header in
                     if let asked { return asked }
                     tried = try client.chainHead(for: header)
                     return tried
@@ -95,17 +136,9 @@ struct BinaryDecryption {
                 case .base64Text where linesRefused:
                     throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
                 case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
-                case .otherKind(let read):
-                    guard let kind = MessageKinds.detect(read.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
-                    // The progress line goes on over the kind's reads (the first chunk counted already).
-                    let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
-                    let rest = KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input, counted: read.count, progress: progress.map { progress in
-                        { done in progress.update(bytesDone: Int64(done), total: total) }
-                    })))
-                    return try KindDecryption(session: session, identities: identities)
-                        .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
-                             inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
-                             again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
+                case .otherKind:
+                    // Not reached: the registry sent another kind's input to it above.
+                    return report(shown, KindDecryption.openPGPHint, .failure)
                 // The asked password failed too: the chain's failure, as without asking.
                 case .notOpened(let failure): return report(shown, (notOpened ?? failure).words, .failure)
                 case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)

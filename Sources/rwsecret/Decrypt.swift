@@ -226,7 +226,7 @@ extension RWSecret {
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return true }
             var prefix = [UInt8](repeating: 0, count: detectionLength)
             let n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
-            return n > 0 && MessageKinds.detect(prefix[..<n]) != nil
+            return n > 0 && KindRegistry.wholeInputKind(prefix[..<n]) != nil
         }
 
         /// `--in-band` decides before reading any input that the run can do its work: the

@@ -9,7 +9,7 @@ enum EncryptedIdentityFile {
     /// The identity file inside `bytes` when they are an age file (nil when they are not);
     /// `path` names it. The caller wipes what is returned.
     static func open(_ bytes: [UInt8], path: String, passphraseFile: String? = nil, orPassphraseFile: Bool = false) throws -> [UInt8]? {
-        guard let kind = MessageKinds.detect(bytes.prefix(detectionLength)), kind.name == .age else { return nil }
+        guard let kind = KindRegistry.wholeInputKind(bytes.prefix(detectionLength)), kind.name == .age else { return nil }
         let shown = Output.escaped(path)
         // Its header, read with nothing to try: a damaged file or one not made with age -p is
         // told before any passphrase is asked.

@@ -66,9 +66,7 @@ struct KindDecryption {
     /// The identities a message of `kind` is offered: age identities and SSH keys to an age
     /// file, OpenPGP secret keys to an OpenPGP message, none to another.
     static func fitting(_ identities: [NamedIdentity], to kind: any MessageKind.Type) -> [NamedIdentity] {
-        if kind == AgeKind.self { return identities.filter { !$0.isOpenPGP } }
-        if kind == OpenPGPKind.self { return identities.filter(\.isOpenPGP) }
-        return []
+        identities.filter { $0.credential.identityType.map(kind.needs.identities.contains) ?? false }
     }
 
     /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
@@ -365,17 +363,17 @@ extension KindDecryption {
         let prefix = try readAt(input, count: detectionLength)
         // A whole file: at --jobs 1 opened here; else on the pipeline's threads, walking the
         // chain in the run's `SearchGate` order (`wholeFile(_:input:index:)`).
-        if let kind = MessageKinds.detect(prefix[...]) {
+        if let kind = KindRegistry.wholeInputKind(prefix[...]) {
             guard session.jobs > 1 else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
             return try wholeFile(kind, input: input, index: index)
         }
         do {
-            session.inputLooksLikeYAML = Self.mayBeYAML(prefix)
-            guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
+            session.inputLooksLikeYAML = KindRegistry.mayBeYAML(prefix)
+            guard KindRegistry.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
             let text = try readAt(input, count: Int(size))
             let values = AnsibleVaultKind.vaultValues(inYAML: text)
             guard !values.isEmpty else {
-                session.inputVaultUnread = Self.mentionsVault(text)
+                session.inputVaultUnread = KindRegistry.mentionsVault(text)
                 return nil
             }
             items = values.map { value in
@@ -417,8 +415,8 @@ extension KindDecryption {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
             guard let read else { return nil }
-            session.inputLooksLikeYAML = Self.mayBeYAML(Array(read.prefix(detectionLength)))
-            if let kind = MessageKinds.detect(read.prefix(detectionLength)) {
+            session.inputLooksLikeYAML = KindRegistry.mayBeYAML(Array(read.prefix(detectionLength)))
+            if let kind = KindRegistry.wholeInputKind(read.prefix(detectionLength)) {
                 let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
                 // On a terminal (where a password may be asked when none opens it) a pipe's file
                 // is held, up to line mode's limit, so that the typed password can read it again.
@@ -441,7 +439,7 @@ extension KindDecryption {
                 }
                 if n == 0 {
                     let values = AnsibleVaultKind.vaultValues(inYAML: text)
-                    if values.isEmpty, Self.mentionsVault(text) { session.inputVaultUnread = true }
+                    if values.isEmpty, KindRegistry.mentionsVault(text) { session.inputVaultUnread = true }
                     if values.isEmpty { break }
                     return try values.map { value in
                         let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
@@ -455,16 +453,16 @@ extension KindDecryption {
             return nil
         }
         let prefix = try readAt(input, count: detectionLength)
-        if let kind = MessageKinds.detect(prefix[...]) {
+        if let kind = KindRegistry.wholeInputKind(prefix[...]) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
-        session.inputLooksLikeYAML = Self.mayBeYAML(prefix)
-        guard Self.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
+        session.inputLooksLikeYAML = KindRegistry.mayBeYAML(prefix)
+        guard KindRegistry.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let text = try readAt(input, count: Int(size))
         let values = AnsibleVaultKind.vaultValues(inYAML: text)
         guard !values.isEmpty else {
-            session.inputVaultUnread = Self.mentionsVault(text)
+            session.inputVaultUnread = KindRegistry.mentionsVault(text)
             return nil
         }
         return try values.map { value in
@@ -537,22 +535,11 @@ extension KindDecryption {
         return nil
     }
 
-    /// Whether YAML `text` has a `!vault` tag (values that could not be read: no or TAB indentation).
-    static func mentionsVault(_ text: [UInt8]) -> Bool {
-        let tag = Array("!vault".utf8)
-        return text.indices.contains { text[$0...].starts(with: tag) }
-    }
+    /// Whether YAML `text` has a `!vault` tag (`KindRegistry.mentionsVault`).
+    static func mentionsVault(_ text: [UInt8]) -> Bool { KindRegistry.mentionsVault(text) }
 
-    /// Whether the first significant line looks like YAML (a mapping key, a list item, a
-    /// document start) rather than a base64 message, which has no `:` and no space.
-    static func mayBeYAML(_ prefix: [UInt8]) -> Bool {
-        for line in prefix.split(separator: 0x0a) {
-            let text = line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
-            if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
-            return text.contains(UInt8(ascii: ":")) || text.starts(with: "---".utf8) || text.starts(with: "- ".utf8)
-        }
-        return false
-    }
+    /// Whether the first significant line looks like YAML (`KindRegistry.mayBeYAML`).
+    static func mayBeYAML(_ prefix: [UInt8]) -> Bool { KindRegistry.mayBeYAML(prefix) }
 
     private func readAt(_ input: InputFile, count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

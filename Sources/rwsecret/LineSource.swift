@@ -94,11 +94,13 @@ struct LineSource {
         self.joinsWrapped = joinsWrapped
         self.maximumLength = maximumLength
         do {
+            // As many bytes as the registry needs to tell (a raw header's options byte, enough
+            // to tell Salted__ or RNC\4), and no more: a row is not kept waiting.
             var first = try reader.peek(atLeast: 1)
-            if let byte = first.first, byte <= 3 { first = try reader.peek(atLeast: 2) }
-            // A first line shorter than 8 bytes is neither magic: its row is not kept waiting for more.
-            if first.count < 8 && !first.contains(0x0a) && first.first.map({ $0 == UInt8(ascii: "S") || $0 == UInt8(ascii: "R") }) == true {
-                first = try reader.peek(atLeast: 8)  // enough to tell Salted__ or RNC\4
+            while let needed = KindRegistry.bytesToTell(first), needed > first.count {
+                let more = try reader.peek(atLeast: needed)
+                if more.count == first.count { break }
+                first = more
             }
             kind = Self.kind(of: first)
         } catch let error as SystemError {
@@ -129,7 +131,7 @@ struct LineSource {
         }
         guard let start else { return nil }
         let prefix: ArraySlice<UInt8>
-        if MessageKinds.mayBegin(seen[start]) || start > seen.startIndex {
+        if KindRegistry.mayBeginWholeInputKind(seen[start]) || start > seen.startIndex {
             // Through the end of the first line of text, or `detectionLength` bytes of it.
             while !seen[start...].contains(0x0a), seen.count < start + detectionLength {
                 let more = try reader.peek(atLeast: seen.count + 1)
@@ -142,8 +144,41 @@ struct LineSource {
         } else {
             prefix = seen
         }
-        guard MessageKinds.detect(prefix.prefix(detectionLength)) != nil || KindDecryption.mayBeYAML(Array(prefix.prefix(detectionLength))) else { return nil }
+        if KindRegistry.wholeInputKind(prefix.prefix(detectionLength)) != nil { return Array(try reader.peek(atLeast: 0)) }
+        // Armor inside other text (an email: "Hi Bob, here it is:", the armor, "bye"), as a
+        // regular file's first `detectionLength` bytes show it.
+        if kind == .text, try kindAfterProse(&seen, from: start) { return Array(try reader.peek(atLeast: 0)) }
+        guard KindRegistry.mayBeYAML(prefix.prefix(detectionLength)) else { return nil }
         return Array(try reader.peek(atLeast: 0))
+    }
+
+    /// Whether a line may be (the first row of) an RNCryptor message: no character that is in
+    /// no base64 row (`KindRegistry.isProse`: prose, a `#` comment), and long enough to start
+    /// a wrapped one (a whole message is longer still). A blank line is not.
+    private static func mayBeRow(_ line: ArraySlice<UInt8>) -> Bool {
+        (KindRegistry.rowCharacters(line) ?? 0) >= minimumWrapWidth
+    }
+
+    /// When the first line of text, at `start` in `seen`, cannot be a message (prose, a short
+    /// line: `mayBeRow`): reads on, a line at a time, while the lines cannot either, up to
+    /// `detectionLength` bytes from the input's start (what a regular file's detection looks
+    /// at), and says whether a whole-input kind's armor is there. It stops at a row that may
+    /// be a message (the first line is one, most often: then nothing more is read): a person
+    /// typing messages is not waited for.
+    private mutating func kindAfterProse(_ seen: inout ArraySlice<UInt8>, from start: Int) throws -> Bool {
+        var lineStart = start
+        while true {
+            while !seen[lineStart...].contains(0x0a), seen.count < detectionLength {
+                let more = try reader.peek(atLeast: seen.count + 1)
+                if more.count == seen.count { break }  // the end of the input
+                seen = more
+            }
+            // The first line was looked at by the caller; a later one may complete an armor's BEGIN line.
+            if lineStart != start, KindRegistry.wholeInputKind(seen.prefix(detectionLength)) != nil { return true }
+            guard let end = seen[lineStart...].firstIndex(of: 0x0a), end + 1 - seen.startIndex < detectionLength else { return false }
+            if Self.mayBeRow(seen[lineStart..<end]) { return false }
+            lineStart = end + 1
+        }
     }
 
     /// How far blank lines before a whole-file kind are looked past on a stream.
@@ -151,46 +186,16 @@ struct LineSource {
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
 
-    /// A raw message starts with its version (0–3), then bytes that are not base64 text.
-    static func looksRaw(_ prefix: ArraySlice<UInt8>) -> Bool {
-        guard let version = prefix.first, version <= 3 else { return false }
-        guard prefix.count >= 2 else { return true }
-        return !Base64.isAlphabetCharacter(prefix[prefix.startIndex + 1])
-    }
-
-    /// What the first bytes of an input (as much as one read gave, up to 64 KiB) say it is.
-    ///
-    /// Binary: a NUL byte, or more than one byte in ten that is a control character
-    /// (other than TAB, LF, VT, FF, CR and ESC) or not part of valid UTF-8 — so an ID
-    /// that is not UTF-8, or a comment in Latin-1, leaves a file text. As `grep` and
-    /// `git` do, only the start is looked at.
+    /// What the first bytes of an input (as much as one read gave, up to 64 KiB) say it is,
+    /// as `KindRegistry.classify` tells it: a raw RNCryptor message, a raw message of another
+    /// format, binary data (`KindRegistry.isBinary`), or text.
     static func kind(of prefix: ArraySlice<UInt8>) -> InputKind {
-        if looksRaw(prefix) { return .rawMessage }
-        if prefix.starts(with: Array("Salted__".utf8)) { return .rawForeign(.openSSL) }
-        if prefix.starts(with: Array("RNC".utf8) + [4]) { return .rawForeign(.rncryptorV4) }
-        if prefix.contains(0) { return .binary }
-        let isControl: (UInt8) -> Bool = { $0 < 0x20 && ![0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1B].contains($0) || $0 == 0x7F }
-        var bad = 0
-        var index = prefix.startIndex
-        while index < prefix.endIndex {
-            let byte = prefix[index]
-            let length = byte < 0x80 ? 1 : byte >> 5 == 0b110 ? 2 : byte >> 4 == 0b1110 ? 3 : byte >> 3 == 0b11110 ? 4 : 0
-            if length == 1 {
-                if isControl(byte) { bad += 1 }
-                index += 1
-            } else if length == 0 {
-                bad += 1
-                index += 1
-            } else if index + length > prefix.endIndex {
-                break  // cut by the end of the sample
-            } else if prefix[(index + 1)..<(index + length)].allSatisfy({ $0 >> 6 == 0b10 }) {
-                index += length
-            } else {
-                bad += 1
-                index += 1
-            }
+        switch KindRegistry.classify(prefix) {
+        case .rncryptorRaw: .rawMessage
+        case .foreign(let format): .rawForeign(FormatHint(format))
+        case .notMessage, .otherOpenPGP: .binary
+        case .text, .message, .needMore: .text
         }
-        return bad * 10 > prefix.count ? .binary : .text
     }
 
     /// The next row, or nil at the end of the input.
@@ -209,7 +214,7 @@ struct LineSource {
             // took 24 s to skip row by row).
             if case .text(let bytes) = line, bytes.count == width, width < Self.shortestMessageText,
                bytes.allSatisfy(Base64.isAlphabetCharacter),
-               !bytes.starts(with: "U2FsdGVk".utf8), !bytes.starts(with: "Uk5D".utf8) {  // Salted__, RNC: `start(of:)` decides
+               !KindRegistry.mayBeginForeignBase64(bytes) {  // Salted__, RNC: `start(of:)` decides
                 return Row(line: number, id: nil, content: .continuation(of: of))
             }
             if let text = continuationText(line), text.count <= width {
@@ -484,6 +489,13 @@ enum FormatHint: Hashable {
     case rncryptorV4
     /// A line over the line limit: the limit, and what to do.
     case lineTooLong
+
+    init(_ format: ForeignFormat) {
+        switch format {
+        case .openSSLEnc: self = .openSSL
+        case .rncryptorV4Draft: self = .rncryptorV4
+        }
+    }
 
     init?(_ error: RNCryptorError) {
         switch error {

@@ -45,9 +45,7 @@ struct NotMessages {
         guard !rows.isEmpty else { return [] }
         guard sawText || looksLikeYAML else { return release() }
         rows = []
-        let what = vaultUnread
-            ? "a YAML file whose `!vault` values cannot be read: each value's lines must be indented with spaces, below its key"
-            : looksLikeYAML ? "a YAML file with no `!vault` value" : "not a secret message (plain text)"
-        return [.notMessages(source: source, what: what)]
+        let what: KindRegistry.NotAMessage = vaultUnread ? .yamlVaultUnread : looksLikeYAML ? .yamlWithoutVault : .plainText
+        return [.notMessages(source: source, what: what.words)]
     }
 }

@@ -104,7 +104,7 @@ final class RecordWriter {
     /// An input that holds binary data, not base64 lines: one line for the whole input
     /// (with what it is when it starts like another known format).
     func binary(_ source: String, hint: FormatHint?) {
-        inputFailed(source, "not a secret message (binary data)" + (hint.map { "; \($0.rawDescription)" } ?? ""))
+        inputFailed(source, KindRegistry.NotAMessage.binaryData.words + (hint.map { "; \($0.rawDescription)" } ?? ""))
         status.record(.failure)
     }
 

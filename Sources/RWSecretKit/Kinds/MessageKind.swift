@@ -70,6 +70,93 @@ package protocol MessageKind: SendableMetatype {
     /// The file name and date the message carries (OpenPGP's literal data packet), once its body
     /// is decrypted: shown, never used as a path.
     static func literal(_ header: Header) -> LiteralData?
+
+    /// What opens a message of this kind: passwords, a key file, identities of these types.
+    static var needs: CredentialNeeds { get }
+
+    /// Whether one try of a credential on this message is costly (a memory-hard or long key
+    /// derivation: age's scrypt, OpenPGP's Argon2 or a high iterated count), so that tries run
+    /// several at once within the memory budget, and a typed password goes first.
+    static func oneTryIsCostly(_ header: Header) -> Bool
+
+    /// Refuses, before any password is tried, a message whose derivations would cost more than
+    /// `budget` allows (OpenPGP's S2K). Default: nothing to refuse.
+    static func checkCost(_ header: Header, budget: TryBudget) throws(KindError)
+
+    /// A costly try's memory and threads, and its words for the verbose line, when several
+    /// credentials are worth trying at once (OpenPGP's S2K); nil otherwise (the default).
+    static func costlyTry(_ header: Header) -> CostlyTry?
+
+    /// Tries `passwords` several at once within `budget` when this message is opened by
+    /// passwords alone (age's scrypt stanza): the first in order that opens it, and what the
+    /// tries cost; nil when the kind does not (the default: offers one at a time).
+    static func unlockAtOnce(_ header: Header, passwords: [SecretBytes], budget: TryBudget) throws(KindError) -> AtOnceUnlock<Key>?
+}
+
+/// What opens a message of a kind.
+package struct CredentialNeeds: Sendable, Equatable {
+    /// Passwords (the chain's, typed, from files).
+    package var passwords: Bool
+    /// A key file's keys (RNCryptor's `--key-file`).
+    package var keyFile: Bool
+    /// The identity types it has a place for.
+    package var identities: [IdentityType]
+
+    package init(passwords: Bool, keyFile: Bool = false, identities: [IdentityType] = []) {
+        self.passwords = passwords
+        self.keyFile = keyFile
+        self.identities = identities
+    }
+}
+
+/// A type of identity (a secret key that unwraps a file key).
+package enum IdentityType: Sendable, Equatable {
+    /// An age X25519 identity (`AGE-SECRET-KEY-1…`).
+    case ageX25519
+    /// An OpenSSH private key as an age identity.
+    case ageSSH
+    /// An OpenPGP secret key.
+    case openPGPKey
+    /// A consumer's own ``Identity``: it unwraps age stanzas.
+    case ageOwn
+}
+
+extension Credential {
+    /// The type of identity this credential is; nil for a password.
+    package var identityType: IdentityType? {
+        switch self {
+        case .password: nil
+        case .ageX25519: .ageX25519
+        case .ageSSH: .ageSSH
+        case .openPGPKey: .openPGPKey
+        case .identity: .ageOwn
+        }
+    }
+}
+
+/// A costly try's memory and threads, and its words for the verbose line.
+package struct CostlyTry: Sendable {
+    package let memory: Int
+    package let threads: Int
+    package let words: String
+
+    package init(memory: Int, threads: Int, words: String) {
+        self.memory = memory
+        self.threads = threads
+        self.words = words
+    }
+}
+
+/// What trying passwords several at once gave: the first in order that opened the message
+/// (its index and key), and what the tries cost.
+package struct AtOnceUnlock<Key> {
+    package let found: (index: Int, key: Key)?
+    package let cost: AgeScryptBatch.Cost?
+
+    package init(found: (index: Int, key: Key)?, cost: AgeScryptBatch.Cost?) {
+        self.found = found
+        self.cost = cost
+    }
 }
 
 /// The file name and date an OpenPGP literal data packet carries.
@@ -139,6 +226,9 @@ package final class PrivateFilePlaintext: PlaintextSink {
 
 extension MessageKind {
     package static func literal(_ header: Header) -> LiteralData? { nil }
+    package static func checkCost(_ header: Header, budget: TryBudget) throws(KindError) {}
+    package static func costlyTry(_ header: Header) -> CostlyTry? { nil }
+    package static func unlockAtOnce(_ header: Header, passwords: [SecretBytes], budget: TryBudget) throws(KindError) -> AtOnceUnlock<Key>? { nil }
 
     /// Offers `credentials` in order until one unlocks the message: the first in order wins.
     /// Returns the key, the index of the credential that opened it, and how many credentials

@@ -1,33 +1,15 @@
 import Dispatch
 
-/// The kinds of message besides RNCryptor (which keeps its own, faster path), in the order
-/// their `detect` is asked. Adding a kind: its folder, and one line here.
+/// Opening a message of a whole-input kind (age, Ansible Vault, OpenPGP) with a chain's
+/// passwords and identities. What a message is, `KindRegistry` tells.
 package enum MessageKinds {
-    package static let registered: [any MessageKind.Type] = [
-        AgeKind.self,
-        AnsibleVaultKind.self,
-        OpenPGPKind.self,
-    ]
+    /// The whole-input kinds, in the order their `detect` is asked (`KindRegistry.wholeInputKinds`).
+    package static var registered: [any MessageKind.Type] { KindRegistry.wholeInputKinds }
 
-    /// The kind whose content `prefix` (the first `detectionLength` bytes of an input) begins.
+    /// The whole-input kind whose content `prefix` (the first `detectionLength` bytes of an
+    /// input) begins: `KindRegistry.wholeInputKind`.
     package static func detect(_ prefix: ArraySlice<UInt8>) -> (any MessageKind.Type)? {
-        registered.first { $0.detect(prefix) }
-    }
-
-    /// Whether `prefix` begins an OpenPGP message (armored, or a key packet that starts an
-    /// encrypted one): a kind not opened here yet, recognised to say so.
-    package static func isOpenPGP(_ prefix: ArraySlice<UInt8>) -> Bool {
-        let text = prefix.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
-        if text.starts(with: "-----BEGIN PGP MESSAGE-----".utf8) { return true }
-        guard let first = prefix.first, first & 0x80 != 0 else { return false }
-        let tag = first & 0x40 != 0 ? first & 0x3f : (first >> 2) & 0x0f
-        return tag == 1 || tag == 3  // a public-key or a symmetric-key encrypted session key
-    }
-
-    /// Whether the first byte can begin another kind's message (an RNCryptor message, raw or
-    /// base64, never begins so): a reader of lines need look further only then.
-    package static func mayBegin(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "a") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "$")
+        KindRegistry.wholeInputKind(prefix)
     }
 }
 
@@ -113,23 +95,23 @@ extension MessageKinds {
     /// `open` of a parsed header with one set of credentials.
     private static func open<K: MessageKind>(_ kind: K.Type, header: K.Header, input: KindInput, passwords: [ChainPassword], identities: [any Identity],
                                              budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
-        if !passwords.isEmpty, let pgp = header as? OpenPGPKind.Header {
-            do { try OpenPGPKind.checkCost(pgp, budget: budget) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
+        if !passwords.isEmpty {
+            do { try K.checkCost(header, budget: budget) } catch { throw KindFailure(kind: K.name, error: error, tried: 0) }
         }
-        if let age = header as? AgeKind.Header, age.scrypt != nil, let key = Self.key(AgeKind.self, as: K.self) {
-            // scrypt stanzas are alone in their header: only passwords can open them.
-            let outcome: (found: (index: Int, fileKey: SecretBytes)?, cost: AgeScryptBatch.Cost)?
-            do { outcome = try AgeScryptBatch(budget: budget).unlock(age, passwords: passwords.map(\.secret)) } catch {
-                throw KindFailure(kind: K.name, error: error, tried: passwords.count)
-            }
-            guard let outcome, let found = outcome.found else {
+        // A message only passwords open, tried several at once (age's scrypt stanza).
+        let atOnce: AtOnceUnlock<K.Key>?
+        do { atOnce = try K.unlockAtOnce(header, passwords: passwords.map(\.secret), budget: budget) } catch {
+            throw KindFailure(kind: K.name, error: error, tried: passwords.count)
+        }
+        if let atOnce {
+            guard let found = atOnce.found else {
                 throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count)
             }
-            do { try K.decryptBody(header, key: key(found.fileKey), from: input, into: sink) } catch {
+            do { try K.decryptBody(header, key: found.key, from: input, into: sink) } catch {
                 sink.discard()  // what verified before the failure (age's earlier chunks) goes too
                 throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
             }
-            return MessageKinds.Decrypted(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: outcome.cost, literal: K.literal(header))
+            return MessageKinds.Decrypted(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: atOnce.cost, literal: K.literal(header))
         }
         // Each password as given, then its other Unicode normalization form when that differs
         // (NFC and NFD: input methods differ); both are one password for `tried`.
@@ -150,7 +132,7 @@ extension MessageKinds {
         }
         // A costly OpenPGP S2K (Argon2, a high iterated count): several offers at once, as
         // age's scrypt, decided in order all the same.
-        let costly = Self.costlyS2K(header)
+        let costly = K.costlyTry(header)
         var width = costly.map { budget.atOnce(count: offers.count, perTry: $0.memory, threads: $0.threads) } ?? 1
         var narrowedFrom = 0
         let clock = ContinuousClock()
@@ -209,23 +191,6 @@ extension MessageKinds {
             }
         }
         throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count + triedIdentities)
-    }
-}
-
-extension MessageKinds {
-    /// An OpenPGP message's costliest S2K when it is worth several tries at once: its memory and
-    /// threads per try, and its words for the verbose line; nil for any other message.
-    fileprivate static func costlyS2K(_ header: some Any) -> (memory: Int, threads: Int, words: String)? {
-        guard let pgp = header as? OpenPGPKind.Header else { return nil }
-        let costly = pgp.skesks.map(\.s2k).filter(\.isCostly)
-        guard let worst = costly.max(by: { $0.memoryPerTry < $1.memoryPerTry }) else { return nil }
-        return (worst.memoryPerTry, costly.map(\.threads).max() ?? 1, worst.words)
-    }
-
-    /// AgeKind's key as `K`'s (the same type when `K` is AgeKind).
-    fileprivate static func key<K: MessageKind>(_: AgeKind.Type, as _: K.Type) -> ((SecretBytes) -> K.Key)? {
-        guard K.Key.self == SecretBytes.self else { return nil }
-        return { $0 as! K.Key }
     }
 }
 

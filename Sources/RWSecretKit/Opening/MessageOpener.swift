@@ -41,10 +41,7 @@ public struct MessageOpener: Sendable {
     /// The kind of message whose first bytes are `prefix` (up to a kilobyte is looked at);
     /// nil when it is none the library reads.
     public static func kind(of prefix: some Collection<UInt8>) -> Kind? {
-        let head = Array(prefix.prefix(detectionLength))
-        if let kind = MessageKinds.detect(head[...]) { return Kind(kind.name) }
-        if (try? MessageHeader(parsing: Array(head.prefix(64)))) != nil { return .rncryptor }
-        return nil
+        KindRegistry.openableKind(Array(prefix.prefix(detectionLength))[...]).map { Kind($0) }
     }
 
     /// Opens `message` (the whole file, raw or armored as its kind allows), whatever its kind,
@@ -57,7 +54,7 @@ public struct MessageOpener: Sendable {
     ///   `noCredentialOpened`/`notAuthentic`/`tooLarge` (the other kinds), `store`.
     public func open(_ message: some RandomAccessCollection<UInt8>) throws(DecryptionFailure) -> Decrypted {
         let bytes = Array(message)
-        guard let kind = MessageKinds.detect(bytes.prefix(detectionLength)) else { return try client.decrypt(bytes) }
+        guard let kind = KindRegistry.wholeInputKind(bytes.prefix(detectionLength)) else { return try client.decrypt(bytes) }
         return try open(kind, bytes)
     }
 

@@ -38,7 +38,9 @@ package enum AgeKind: MessageKind {
     }
 
     package static func parseHeader(_ input: KindInput) throws(KindError) -> Header {
-        let armored = AgeArmorSource.detect(try input.peek(detectionLength))
+        let head = try input.peek(detectionLength)
+        let armored = AgeArmorSource.detect(head)
+        if !armored, detectAfterText(head) { throw .armor("text before the BEGIN line (only whitespace may come before an age armor)") }
         let source = armored ? KindInput(AgeArmorSource(input)) : input
         guard let first = try source.readLine(limit: 256) else { throw .header("file is empty") }
         guard first.elementsEqual(intro) else {

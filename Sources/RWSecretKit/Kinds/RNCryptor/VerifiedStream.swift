@@ -106,8 +106,10 @@ public struct VerifiedStream {
     }
 
     /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
-    package func decrypt(input: Int32, client: PasswordClient, to destination: Destination) throws(Failure) -> Decrypted {
-        try decrypt(input: input, legacyFormats: client.legacyFormats, chain: { header in try client.chainHead(for: header) }, to: destination)
+    /// `read`: the input's first bytes, already read from it (a stream the `KindRegistry` was
+    /// asked about first); the rest is read from `input`.
+    package func decrypt(input: Int32, read: [UInt8] = [], client: PasswordClient, to destination: Destination) throws(Failure) -> Decrypted {
+        try decrypt(input: input, read: read, legacyFormats: client.legacyFormats, chain: { header in try client.chainHead(for: header) }, to: destination)
     }
 
     /// Decrypts the message read from `input` (read once, to its end) with the chain
@@ -115,8 +117,9 @@ public struct VerifiedStream {
     /// plaintext to `destination` only once verified. What `chain` throws fails the
     /// run as `chainUnavailable`, before anything is written. A v0 or v1 message fails
     /// with `.format(.legacyVersion)`, before `chain` is asked, unless `legacyFormats` allow it.
-    package func decrypt(input: Int32, legacyFormats: LegacyFormats, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
+    package func decrypt(input: Int32, read already: [UInt8] = [], legacyFormats: LegacyFormats, chain: (MessageHeader) throws -> (any DecryptionHandler)?,
                         to destination: Destination) throws(Failure) -> Decrypted {
+        precondition(already.count <= Self.chunkSize, "more than a chunk read ahead")
         let before = try? fileStatus(input)
         let regular = before.map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
         let total = regular ? before.map { Int($0.st_size) } : nil
@@ -127,13 +130,14 @@ public struct VerifiedStream {
         // A slot holds up to 32 held-back bytes of the chunk before (maybe the tag), then a chunk.
         let ring = ChunkRing(slots: Self.ringSlots, slotSize: Crypto.tagSize + Self.chunkSize)
         let filled: Int
-        do { filled = try readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: ring.slot(0)[0..<Self.chunkSize])) } catch { throw .read(error) }
+        if !already.isEmpty { already.withUnsafeBytes { ring.slot(0).baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        do { filled = try already.count + readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: ring.slot(0)[already.count..<Self.chunkSize])) } catch { throw .read(error) }
         let first = Array(ring.slot(0)[0..<min(filled, 64)])
         let header: MessageHeader
         do { header = try MessageHeader(parsing: first) } catch {
             let read = Array(ring.slot(0)[0..<filled])
-            if MessageKinds.detect(read.prefix(detectionLength)) != nil || MessageKinds.isOpenPGP(read.prefix(detectionLength)) { throw .otherKind(read) }
-            if Self.looksLikeBase64Text(first) { throw .base64Text }
+            if KindRegistry.isOtherKind(read[...]) { throw .otherKind(read) }
+            if KindRegistry.looksLikeBase64Text(first) { throw .base64Text }
             throw .format(error)
         }
         if let total {
@@ -281,15 +285,6 @@ public struct VerifiedStream {
     private static func changed(_ a: stat, _ b: stat) -> Bool {
         a.st_size != b.st_size || a.st_mtim.tv_sec != b.st_mtim.tv_sec || a.st_mtim.tv_nsec != b.st_mtim.tv_nsec
             || a.st_ctim.tv_sec != b.st_ctim.tv_sec || a.st_ctim.tv_nsec != b.st_ctim.tv_nsec
-    }
-
-    /// Whether `prefix` is base64 text (what `--binary` was not meant for).
-    package static func looksLikeBase64Text(_ prefix: [UInt8]) -> Bool {
-        let sample = prefix.prefix(64)
-        guard sample.count >= 4 else { return false }
-        return sample.allSatisfy { byte in
-            Base64.isAlphabetCharacter(byte) || [UInt8(ascii: "="), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains(byte)
-        }
     }
 }
 
