@@ -144,13 +144,44 @@ demo: build
 ## bench: the performance figures (release build), beside PyPI rncryptor's (scripts/pypi-python.sh: python3's, else a venv under .build/peers),
 ## then the static binary's start-up cost (scripts/startup-cost.sh: callgrind instructions outside
 ## the KDF, page faults, wall time, relocations; SKIPPED lines when valgrind or strace is missing),
-## then OpenPGP against gpg -d (scripts/bench-openpgp.sh)
-bench: deps static-cxx
-	$(SWIFT) build -c release --product rwsecret-bench
+## then OpenPGP against gpg -d (scripts/bench-openpgp.sh), and last issue 36's standing ratios in
+## one table (`make bench-goals`). The binary section runs at 256 MiB; RWSECRET_BENCH_MIB="256 1024" adds
+## the 1 GiB shapes (about 4 more minutes on 2 cores: the whole was 12 minutes with them). The bench is
+## built with the release's flags, as rwsecret is: one build configuration, so neither rebuilds the other's modules.
+bench: EXTRA_APT_PACKAGES = age time gnupg libsecret-tools
+bench: deps static-cxx bench-floors
+	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
-	RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build -c release --show-bin-path)/rwsecret-bench"
+	RWSECRET_BENCH_MIB="$${RWSECRET_BENCH_MIB:-256}" RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret-bench" kdf password cli keyring binary
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
 	bash scripts/bench-openpgp.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
+	"$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret-bench" goals
+
+## bench-goals: issue 36's standing ratios, each against its baseline in the same turns (alternating,
+## medians), one table with the goal, the load average and the command (Sources/rwsecret-bench/GoalsBench.swift):
+## (a) a small message vs `openssl version`, beside Swift/C start-up floors (bench-floors); (b) a keyring
+## decrypt vs `secret-tool lookup` (private bus + gnome-keyring) and hangs in 200 runs; (c) per wrong password
+## vs Python's hashlib.pbkdf2_hmac; (d) 256 MiB --binary with 3 candidates vs openssl dgst + enc -d;
+## (e) 1 GiB age and gpg -c to stdout vs age -d / gpg -d (bench-age.sh, bench-openpgp.sh, STDOUT=1).
+## Sizes and counts: RWSECRET_BENCH_LATENCY_TURNS=41 RWSECRET_BENCH_KEYRING_RUNS=200 RWSECRET_BENCH_KDF_TURNS=7
+## RWSECRET_BENCH_BINARY_MIB=256 RWSECRET_BENCH_BINARY_TURNS=5 RWSECRET_BENCH_STREAM_MIB=1024
+## RWSECRET_BENCH_STREAM_ROUNDS=3 RWSECRET_BENCH_HANG_S=10 (a quick run: all turns 3, KEYRING_RUNS=20, MIBs 64)
+.PHONY: bench-goals bench-floors
+bench-goals: EXTRA_APT_PACKAGES = age time gnupg libsecret-tools
+bench-goals: release bench-floors
+	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret-bench
+	RWSECRET_BIN="$(DIST)/rwsecret" "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret-bench" goals
+
+## bench-floors: the start-up floors bench-goals times beside `openssl version` (scripts/bench-floors):
+## a Swift "hello" linked as the release is (static Swift runtime, lld, DT_RELR), the same with
+## libcrypto linked and initialised, and C with libcrypto initialised; into .build/bench-floors
+BENCH_FLOORS := $(CURDIR)/.build/bench-floors
+SWIFT_FLOOR_FLAGS := -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-L $(STATIC_CXX))
+bench-floors: static-cxx
+	@mkdir -p "$(BENCH_FLOORS)"
+	$(SWIFT)c $(SWIFT_FLOOR_FLAGS) -module-cache-path "$(BENCH_FLOORS)/cache" scripts/bench-floors/hello.swift -o "$(BENCH_FLOORS)/swift-hello"
+	$(SWIFT)c $(SWIFT_FLOOR_FLAGS) -module-cache-path "$(BENCH_FLOORS)/cache" scripts/bench-floors/hello-crypto.swift -lcrypto -o "$(BENCH_FLOORS)/swift-crypto"
+	$${CC:-cc} -O2 scripts/bench-floors/hello-crypto.c -lcrypto -o "$(BENCH_FLOORS)/c-crypto"
 
 ## bench-openpgp: `rwsecret decrypt --binary` against `gpg -d` on the same `gpg -c` file, in turn, outputs checked:
 ## wall, CPU and peak RSS, medians of ROUNDS=3, SIZES="256" (MiB), COMPRESS="none zlib", STDOUT=1 both to stdout > OUT (scripts/bench-openpgp.sh)

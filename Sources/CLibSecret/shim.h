@@ -122,11 +122,12 @@ typedef struct rws_libsecret {
     GVariant *(*_Nonnull g_dbus_connection_call_sync)(GDBusConnection *, const gchar *bus_name, const gchar *object_path,
         const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type,
         GDBusCallFlags, gint timeout_msec, GCancellable *, GError **);
-    const gchar *(*_Nonnull g_dbus_proxy_get_object_path)(GDBusProxy *);
+    GDBusConnection *(*_Nonnull g_dbus_proxy_get_connection)(GDBusProxy *);
     GVariant *(*_Nonnull g_variant_new_string)(const gchar *);
     GVariant *(*_Nonnull g_variant_new_tuple)(GVariant *const *children, gsize n_children);
     GVariant *(*_Nonnull g_variant_get_child_value)(GVariant *, gsize index);
     gboolean (*_Nonnull g_variant_get_boolean)(GVariant *);
+    GVariant *(*_Nonnull g_variant_get_variant)(GVariant *);
     void (*_Nonnull g_variant_unref)(GVariant *);
     gboolean (*_Nonnull secret_password_storev_sync)(const SecretSchema *, GHashTable *attributes, const gchar *collection,
         const gchar *label, const gchar *password, GCancellable *, GError **);
@@ -138,9 +139,7 @@ typedef struct rws_libsecret {
     const gchar *(*_Nonnull secret_value_get)(SecretValue *, gsize *length);
     void (*_Nonnull secret_value_unref)(gpointer);
     SecretService *(*_Nonnull secret_service_get_sync)(SecretServiceFlags, GCancellable *, GError **);
-    SecretCollection *(*_Nonnull secret_collection_for_alias_sync)(SecretService *, const gchar *alias, SecretCollectionFlags,
-        GCancellable *, GError **);
-    gboolean (*_Nonnull secret_collection_get_locked)(SecretCollection *);
+    gchar *(*_Nonnull secret_service_read_alias_dbus_path_sync)(SecretService *, const gchar *alias, GCancellable *, GError **);
     gboolean (*_Nonnull g_type_check_instance_is_a)(GTypeInstance *, GType);
     GType (*_Nonnull secret_item_get_type)(void);
     SecretValue *(*_Nonnull secret_item_get_secret)(SecretItem *);
@@ -180,11 +179,12 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(g_quark_to_string)
     RWS_LOAD(g_bus_get_sync)
     RWS_LOAD(g_dbus_connection_call_sync)
-    RWS_LOAD(g_dbus_proxy_get_object_path)
+    RWS_LOAD(g_dbus_proxy_get_connection)
     RWS_LOAD(g_variant_new_string)
     RWS_LOAD(g_variant_new_tuple)
     RWS_LOAD(g_variant_get_child_value)
     RWS_LOAD(g_variant_get_boolean)
+    RWS_LOAD(g_variant_get_variant)
     RWS_LOAD(g_variant_unref)
     RWS_LOAD(secret_password_storev_sync)
     RWS_LOAD(secret_service_search_sync)
@@ -194,8 +194,7 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(secret_value_get)
     RWS_LOAD(secret_value_unref)
     RWS_LOAD(secret_service_get_sync)
-    RWS_LOAD(secret_collection_for_alias_sync)
-    RWS_LOAD(secret_collection_get_locked)
+    RWS_LOAD(secret_service_read_alias_dbus_path_sync)
     RWS_LOAD(g_type_check_instance_is_a)
     RWS_LOAD(secret_item_get_type)
     RWS_LOAD(secret_item_get_secret)
@@ -341,20 +340,38 @@ static inline int rws_name_has_owner(const rws_libsecret *api, const char *name,
 
 /// Looks up the `default` collection. Returns 1 with `*locked` and `*path`
 /// (free with g_free) set, 0 when there is none, -1 with `*error` set.
+/// The alias is read through the service (`ReadAlias`) and the collection's `Locked` property
+/// asked for directly (`Properties.Get`): libsecret's collection proxy
+/// (`secret_collection_for_alias_sync`) cost three more round trips before the search could
+/// start (`StartServiceByName` and `GetNameOwner` with the bus, `GetAll` with the daemon).
 static inline int rws_default_collection(const rws_libsecret *api, int *locked, char **path, GError **error) {
     SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
     if (service == NULL) return -1;
-    SecretCollection *collection = api->secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE, NULL, error);
     // The service is kept for the life of the process: libsecret keeps its default service
     // only while someone holds it, and the search that follows would build it again (three
     // more round trips with the daemon: StartServiceByName, GetNameOwner, GetAll).
     static SecretService *kept;
     SecretService *none = NULL;
     if (!__atomic_compare_exchange_n(&kept, &none, service, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) api->g_object_unref(service);
-    if (collection == NULL) return (error != NULL && *error != NULL) ? -1 : 0;
-    *locked = api->secret_collection_get_locked(collection) ? 1 : 0;
-    *path = api->g_strdup(api->g_dbus_proxy_get_object_path((GDBusProxy *)collection));
-    api->g_object_unref(collection);
+    service = kept;
+    gchar *found = api->secret_service_read_alias_dbus_path_sync(service, "default", NULL, error);
+    if (found == NULL) return (error != NULL && *error != NULL) ? -1 : 0;
+    GVariant *names[2] = { api->g_variant_new_string("org.freedesktop.Secret.Collection"), api->g_variant_new_string("Locked") };
+    GVariant *reply = api->g_dbus_connection_call_sync(
+        api->g_dbus_proxy_get_connection((GDBusProxy *)service), "org.freedesktop.secrets", found,
+        "org.freedesktop.DBus.Properties", "Get", api->g_variant_new_tuple(names, 2), NULL,
+        G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, error);
+    if (reply == NULL) {
+        api->g_free(found);
+        return -1;
+    }
+    GVariant *boxed = api->g_variant_get_child_value(reply, 0);
+    GVariant *value = api->g_variant_get_variant(boxed);
+    *locked = api->g_variant_get_boolean(value) ? 1 : 0;
+    api->g_variant_unref(value);
+    api->g_variant_unref(boxed);
+    api->g_variant_unref(reply);
+    *path = found;
     return 1;
 }
 

@@ -193,6 +193,7 @@ let sections: [Section] = [kdfSection, decryptSection]
 let cliSection = (name: "cli", summary: "whole process: one small message vs PyPI, 1,000 messages at --jobs 1 vs default")
 let keyringSection = (name: "keyring", summary: "whole process: one small message, its password in a real gnome-keyring (private bus) vs --no-store --password-file")
 let binarySection = (name: "binary", summary: "whole process: 256 MiB and 1 GiB --binary (1 or 3 candidates, file or pipe, -o or stdout, --jobs 1) against floors, CPU and peak RSS")
+let goalsSection = (name: "goals", summary: "issue 36's standing ratios in one table, each against its baseline in the same turns (GoalsBench.swift; run from the repository root)")
 
 // MARK: - Run
 
@@ -211,12 +212,13 @@ while let argument = arguments.popFirst() {
         print("\(pad(cliSection.name, 10)) \(cliSection.summary)")
         print("\(pad(keyringSection.name, 10)) \(keyringSection.summary)")
         print("\(pad(binarySection.name, 10)) \(binarySection.summary)")
+        print("\(pad(goalsSection.name, 10)) \(goalsSection.summary)")
         exit(0)
     case "-h", "--help":
         print("usage: rwsecret-bench [--reps N] [--list] [SECTION ...]")
         exit(0)
     default:
-        guard sections.contains(where: { $0.name == argument }) || [cliSection.name, keyringSection.name, binarySection.name].contains(argument) else {
+        guard sections.contains(where: { $0.name == argument }) || [cliSection.name, keyringSection.name, binarySection.name, goalsSection.name].contains(argument) else {
             print("rwsecret-bench: no section '\(argument)' (--list names them)"); exit(2)
         }
         selected.append(argument)
@@ -226,6 +228,7 @@ let running = sections.filter { selected.isEmpty || selected.contains($0.name) }
 let runCLI = selected.isEmpty || selected.contains(cliSection.name)
 let runKeyring = selected.isEmpty || selected.contains(keyringSection.name)
 let runBinary = selected.isEmpty || selected.contains(binarySection.name)
+let runGoals = selected.isEmpty || selected.contains(goalsSection.name)
 let measurements = running.flatMap(\.measurements)
 
 /// /proc/loadavg's first three fields, where there is one.
@@ -293,3 +296,4 @@ if runBinary {
     let sizes = getenv("RWSECRET_BENCH_MIB").map { String(cString: $0).split(separator: " ").compactMap { Int($0) } } ?? [256, 1024]
     for size in sizes { BinaryBench.report(rwsecret: rwsecretBinary, mib: size) }
 }
+if runGoals { GoalsBench.report(rwsecret: rwsecretBinary) }
