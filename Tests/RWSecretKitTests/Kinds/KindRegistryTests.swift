@@ -59,7 +59,7 @@ struct KindRegistryTests {
         #expect(KindRegistry.kinds.map { $0.name } == [.rncryptor, .age, .ansibleVault, .openpgp])
         #expect(KindRegistry.wholeInputKinds.map { $0.name } == [.age, .ansibleVault, .openpgp])
         #expect(RNCryptorKind.needs == CredentialNeeds(passwords: true, keyFile: true))
-        #expect(AgeKind.needs.identities == [.ageX25519, .ageSSH])
+        #expect(AgeKind.needs.identities == [.ageX25519, .ageSSH, .ageOwn])
         #expect(OpenPGPKind.needs.identities == [.openPGPKey])
         #expect(AnsibleVaultKind.needs == CredentialNeeds(passwords: true))
         let scrypt = try AgeKind.parseHeader(KindInput(bytes: Self.fixture("age-scrypt-ascii.age")))
