@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 35, item 2: SSH keys as people have them. A passphrase-protected OpenSSH key is asked
-/// for its passphrase (libssh reads it), a PEM RSA key is read (OpenSSL), a GitHub .keys list's
+/// for its passphrase (libssh reads ed25519, Botan's bcrypt-pbkdf and OpenSSL RSA), a PEM RSA key is read (OpenSSL), a GitHub .keys list's
 /// ecdsa and sk lines are skipped with a warning, an identity file's post-quantum line is
 /// skipped with a warning, and a plugin recipient is named as one. With the real ssh-keygen and age.
 @Suite("SSH keys and age identities as people have them")
@@ -48,6 +48,19 @@ struct SSHKeyTests {
         let script = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
         #expect(script.status == 65)
         #expect(script.errLines == ["rwsecret: \(key): a private key protected by a passphrase: run rwsecret on a terminal to be asked for it"], "\(script.stderr)")
+    }
+
+    // ssh-keygen -Z aes256-gcm@openssh.com: the section is opened with OpenSSL's AES-256-GCM,
+    // its tag telling a wrong passphrase.
+    @Test("a passphrase-protected OpenSSH RSA key encrypted with aes256-gcm@openssh.com opens; a wrong passphrase is said (before: refused)",
+          .enabled(if: available && PseudoTerminal.isAvailable))
+    func passphraseRSAKeyGCM() throws {
+        let (key, message) = try keyAndMessage("id_rsa", ["-t", "rsa", "-b", "2048", "-N", "gcm phrase", "-Z", "aes256-gcm@openssh.com"])
+        let line = "\(PseudoTerminal.rwsecret) decrypt --no-store --identity '\(key)' '\(message)'"
+        let session = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "not it"), ("Enter passphrase for", "gcm phrase")], timeout: 30)
+        #expect(!session.timedOut && session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("opened id_rsa"), "\(session.lines)")
+        #expect(session.lines.filter { $0.contains("the passphrase does not open this key") }.count == 1, "\(session.lines)")
     }
 
     // Without Botan (its dlopen refused by a shim), the one line names the package and the

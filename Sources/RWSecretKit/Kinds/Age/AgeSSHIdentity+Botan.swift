@@ -4,7 +4,7 @@ internal import CBotan
 /// OpenSSL 3 decrypts them but keeps only n, e and d, so it cannot hand them over. rwsecret
 /// reads the container itself (AgeSSHIdentity.container), derives the cipher's key and IV with
 /// Botan's bcrypt-pbkdf (OpenSSL 3.0 has none; Botan is loaded with dlopen, on first use), opens
-/// the private section with OpenSSL's AES-256-CTR, and reads the key with the unencrypted
+/// the private section with OpenSSL's AES-256-CTR (or AES-256-GCM), and reads the key with the unencrypted
 /// key's reader once its two check numbers agree.
 extension AgeSSHIdentity {
     /// Botan's entry points, or what is missing (`.noBotan`).
@@ -21,10 +21,12 @@ extension AgeSSHIdentity {
         defer { Crypto.cleanse(&data) }
         var container = try Self.container(text, data: &data)
         guard container.kdf == Array("bcrypt".utf8) else { throw .malformed("its key derivation \(Self.printable(container.kdf)) is not bcrypt") }
-        // ssh-keygen's default cipher; others are named (ssh-keygen -p -Z aes256-ctr rewrites the key).
-        guard container.cipher == Array("aes256-ctr".utf8) else {
-            throw .malformed("encrypted with \(Self.printable(container.cipher)), which rwsecret does not read (aes256-ctr)")
+        // ssh-keygen's default cipher, and -Z aes256-gcm@openssh.com; others are named.
+        let gcm = container.cipher == Array("aes256-gcm@openssh.com".utf8)
+        guard gcm || container.cipher == Array("aes256-ctr".utf8) else {
+            throw .malformed("encrypted with \(Self.printable(container.cipher)), which rwsecret does not read (aes256-ctr, aes256-gcm@openssh.com)")
         }
+        let ivSize = gcm ? 12 : 16
         var options = SSHWireReader(container.kdfOptions)
         guard let salt = options.string(), let rounds = options.uint32(), options.atEnd, rounds > 0 else { throw .malformed("invalid bcrypt options") }
         // A bound on the work a key file may ask for (ssh-keygen writes 16; -a raises it).
@@ -33,8 +35,11 @@ extension AgeSSHIdentity {
         guard let wire = container.reader.string(), let sealed = container.reader.string(), !sealed.isEmpty, sealed.count % 16 == 0 else {
             throw .malformed("truncated")
         }
-        // bcrypt-pbkdf(passphrase, salt, rounds) → 32 bytes of AES-256 key, then 16 of CTR IV.
-        var derived = [UInt8](repeating: 0, count: 48)
+        // GCM: the tag follows the section.
+        let tag = Array(container.reader.rest.prefix(gcm ? OpenPGPAEADMode.tagSize : 0))
+        guard tag.count == (gcm ? OpenPGPAEADMode.tagSize : 0) else { throw .malformed("truncated") }
+        // bcrypt-pbkdf(passphrase, salt, rounds) → 32 bytes of AES-256 key, then the IV (16; GCM 12).
+        var derived = [UInt8](repeating: 0, count: 32 + ivSize)
         defer { Crypto.cleanse(&derived) }
         // A copy with a terminating NUL, so that an empty passphrase still has an address.
         var phrase = [UInt8](repeating: 0, count: passphrase.count + 1)
@@ -42,13 +47,29 @@ extension AgeSSHIdentity {
         passphrase.withUnsafeBytes { for (index, byte) in $0.enumerated() { phrase[index] = byte } }
         let status = phrase.withUnsafeBufferPointer { phraseBytes in
             derived.withUnsafeMutableBufferPointer { out in
-                api.botan_pwdhash("Bcrypt-PBKDF", Int(rounds), 0, 0, out.baseAddress, 48,
+                api.botan_pwdhash("Bcrypt-PBKDF", Int(rounds), 0, 0, out.baseAddress, out.count,
                                   UnsafeRawPointer(phraseBytes.baseAddress!).assumingMemoryBound(to: CChar.self), passphrase.count, salt, salt.count)
             }
         }
         guard status == 0 else { throw .malformed("Botan's bcrypt-pbkdf failed (\(status))") }
         let aesKey = SecretBytes(derived[0..<32])
-        var section = KindPrimitives.aes256CTR(key: aesKey, iv: Array(derived[32..<48]), input: sealed)
+        let iv = Array(derived[32...])
+        var section: [UInt8]
+        if gcm {
+            section = [UInt8](repeating: 0, count: sealed.count)
+            guard let opener = OpenPGPAEADOpener(mode: .gcm, cipher: .aes256, key: aesKey) else { throw .malformed("OpenSSL refused AES-256-GCM") }
+            let opened = sealed.withUnsafeBytes { ciphertext in
+                tag.withUnsafeBytes { tagBytes in
+                    section.withUnsafeMutableBytes { opener.open(ciphertext, tag: tagBytes, nonce: iv, ad: [], into: $0) }
+                }
+            }
+            guard opened else {
+                Crypto.cleanse(&section)
+                throw .wrongPassphrase
+            }
+        } else {
+            section = KindPrimitives.aes256CTR(key: aesKey, iv: iv, input: sealed)
+        }
         defer { Crypto.cleanse(&section) }
         var checks = SSHWireReader(Array(section.prefix(8)))
         guard let check1 = checks.uint32(), let check2 = checks.uint32(), check1 == check2 else { throw .wrongPassphrase }
