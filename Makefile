@@ -11,7 +11,7 @@ APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-to
 # SSH keys that age recipients and identities are tested with; gpg (gnupg) makes the OpenPGP
 # messages of the round trips; the vault cache tests look at the keys with keyctl; the core
 # image tests take one with gdb's gcore.
-TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client gnupg keyutils gdb
+TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client gnupg keyutils gdb libbotan-2-19
 # The version's one place is Sources/RWSecretKit/Support/Version.swift.
 VERSION := $(shell sh scripts/version.sh)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

@@ -33,6 +33,11 @@ let package = Package(
             name: "CLibSSH",
             providers: [.apt(["libssh-4"])]
         ),
+        // Botan 2: bcrypt-pbkdf for passphrase-protected OpenSSH RSA keys (loaded with dlopen).
+        .systemLibrary(
+            name: "CBotan",
+            providers: [.apt(["libbotan-2-19"])]
+        ),
         // Linux calls Swift cannot make itself: keyctl (the vault passphrase cache), O_TMPFILE.
         .systemLibrary(name: "CLinuxSyscalls"),
         // zlib: OpenPGP's ZIP and ZLIB compressed data (and, in the tests, the compressed vectors
@@ -57,7 +62,7 @@ let package = Package(
         .target(
             name: "RWSecretKit",
             dependencies: [
-                "COpenSSL", "CLibSecret", "CLibSSH", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2", "CArgon2",
+                "COpenSSL", "CLibSecret", "CLibSSH", "CBotan", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2", "CArgon2",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             linkerSettings: [.linkedLibrary("dl")]

@@ -18,11 +18,11 @@ enum IdentityFiles {
             identity = try AgeSSHIdentity(key: text, passphrase: nil)
         } catch .encrypted where Terminal.canAsk {
             identity = nil
-        } catch .encryptedRSA {
-            // libssh 0.10 decrypts it but cannot hand it over (see ParseError.encryptedRSA):
-            // say how to have a key rwsecret reads, with the passphrase kept.
+        } catch .noBotan(let missing) {
+            // Botan's bcrypt-pbkdf opens it: without Botan, say how to have a key rwsecret reads,
+            // with the passphrase kept.
             let key = Output.escaped(path)
-            throw CommandFailure(.dataError, "\(key): a passphrase-protected RSA key in OpenSSH format, which rwsecret cannot read: "
+            throw CommandFailure(.dataError, "\(key): a passphrase-protected RSA key in OpenSSH format needs Botan, which is missing (\(missing)): "
                                  + "ssh-keygen -p -m PKCS8 -f \(key) rewrites it as a PKCS#8 key with a passphrase, which rwsecret and ssh read")
         } catch {
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
@@ -45,11 +45,12 @@ enum IdentityFiles {
     /// Asks for `path`'s passphrase (no echo, on /dev/tty) until `open` takes it: three tries.
     private static func withPassphrase<T>(path: String, _ open: (SecretBytes) throws(AgeSSHIdentity.ParseError) -> T) throws -> T {
         var last: AgeSSHIdentity.ParseError = .wrongPassphrase
-        for _ in 0..<3 {
+        for attempt in 1...3 {
             let passphrase = try Terminal.readSecret(prompt: "Enter passphrase for \(Output.escaped(path)): ")
             do { return try open(passphrase) } catch .wrongPassphrase {
                 last = .wrongPassphrase
-                Output.standardError.line("rwsecret: \(Output.escaped(path)): the passphrase does not open this key")
+                // The third is said once, by the error that ends the run.
+                if attempt < 3 { Output.standardError.line("rwsecret: \(Output.escaped(path)): the passphrase does not open this key") }
             } catch { throw error }
         }
         throw last

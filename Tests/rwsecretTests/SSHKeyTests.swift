@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 35, item 2: SSH keys as people have them. A passphrase-protected OpenSSH key is asked
-/// for its passphrase (libssh reads it), a PEM RSA key is read (OpenSSL), a GitHub .keys list's
+/// for its passphrase (libssh reads ed25519, Botan's bcrypt-pbkdf and OpenSSL RSA), a PEM RSA key is read (OpenSSL), a GitHub .keys list's
 /// ecdsa and sk lines are skipped with a warning, an identity file's post-quantum line is
 /// skipped with a warning, and a plugin recipient is named as one. With the real ssh-keygen and age.
 @Suite("SSH keys and age identities as people have them")
@@ -26,35 +26,73 @@ struct SSHKeyTests {
         return (key, message)
     }
 
-    // A passphrase-protected OpenSSH *RSA* key is not read: libssh 0.10 with OpenSSL 3 decrypts
-    // it but keeps only n, e and d, so neither of its exports (with or without a passphrase)
-    // hands it over. The refusal says so at once, without asking, and names the conversion.
-    @Test("a passphrase-protected OpenSSH RSA key: one line naming ssh-keygen -p -m PKCS8, no prompt; the converted key opens (before: asked, then 'libssh could not read the key')",
+    // A passphrase-protected OpenSSH *RSA* key (ssh-keygen's default format and cipher,
+    // aes256-ctr with bcrypt-pbkdf): libssh 0.10 with OpenSSL 3 decrypts it but keeps only n, e
+    // and d, so rwsecret opens it itself with Botan's bcrypt-pbkdf and OpenSSL's AES-256-CTR.
+    @Test("a passphrase-protected OpenSSH RSA key is asked for its passphrase and opens the file; wrong three times: 65; no terminal: one line (before: refused with 'ssh-keygen -p -m PKCS8')",
           .enabled(if: available && PseudoTerminal.isAvailable))
     func passphraseRSAKey() throws {
         let (key, message) = try keyAndMessage("id_rsa", ["-t", "rsa", "-b", "2048", "-N", "rsa phrase 1"])
         #expect(try String(contentsOfFile: key, encoding: .utf8).hasPrefix("-----BEGIN OPENSSH PRIVATE KEY-----"))
-        let advice = "ssh-keygen -p -m PKCS8 -f \(key) rewrites it"
+        let line = "\(PseudoTerminal.rwsecret) decrypt --no-store --identity '\(key)' '\(message)'"
+        let session = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for \(key)", "rsa phrase 1")], timeout: 30)
+        #expect(!session.timedOut && session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("opened id_rsa"), "\(session.lines)")
+        #expect(!session.raw.contains("rsa phrase 1"), "no echo")
+        // A wrong passphrase three times: 65, a line for each (the third the error's), nothing opened.
+        let wrong = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "no"), ("Enter passphrase for", "no"), ("Enter passphrase for", "no")], timeout: 30)
+        #expect(!wrong.timedOut && wrong.status == 65, "\(wrong.raw)")
+        #expect(!wrong.raw.contains("opened id_rsa"))
+        #expect(wrong.lines.filter { $0.contains("the passphrase does not open this key") }.count == 3, "\(wrong.lines)")
+        // No terminal: one line that says how to be asked, as for an ed25519 key.
+        let script = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
+        #expect(script.status == 65)
+        #expect(script.errLines == ["rwsecret: \(key): a private key protected by a passphrase: run rwsecret on a terminal to be asked for it"], "\(script.stderr)")
+    }
+
+    // ssh-keygen -Z aes256-gcm@openssh.com: the section is opened with OpenSSL's AES-256-GCM,
+    // its tag telling a wrong passphrase.
+    @Test("a passphrase-protected OpenSSH RSA key encrypted with aes256-gcm@openssh.com opens; a wrong passphrase is said (before: refused)",
+          .enabled(if: available && PseudoTerminal.isAvailable))
+    func passphraseRSAKeyGCM() throws {
+        let (key, message) = try keyAndMessage("id_rsa", ["-t", "rsa", "-b", "2048", "-N", "gcm phrase", "-Z", "aes256-gcm@openssh.com"])
+        let line = "\(PseudoTerminal.rwsecret) decrypt --no-store --identity '\(key)' '\(message)'"
+        let session = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "not it"), ("Enter passphrase for", "gcm phrase")], timeout: 30)
+        #expect(!session.timedOut && session.status == 0, "\(session.raw)")
+        #expect(session.lines.contains("opened id_rsa"), "\(session.lines)")
+        #expect(session.lines.filter { $0.contains("the passphrase does not open this key") }.count == 1, "\(session.lines)")
+    }
+
+    // Without Botan (its dlopen refused by a shim), the one line names the package and the
+    // ssh-keygen -p -m PKCS8 conversion, before any passphrase is asked.
+    @Test("a passphrase-protected OpenSSH RSA key without libbotan: one line naming libbotan-2-19 and ssh-keygen -p -m PKCS8, no prompt",
+          .enabled(if: available && PseudoTerminal.isAvailable))
+    func passphraseRSAKeyWithoutBotan() throws {
+        let (key, message) = try keyAndMessage("id_rsa", ["-t", "rsa", "-b", "2048", "-N", "rsa phrase 1"])
+        let shim = try Shim.build("""
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <string.h>
+            void *dlopen(const char *file, int mode) {
+                static void *(*real)(const char *, int);
+                if (!real) *(void **)&real = dlsym(RTLD_NEXT, "dlopen");
+                if (file && strstr(file, "libbotan")) return NULL;
+                return real(file, mode);
+            }
+            """, named: "no-botan", in: dir.url)
+        var environment = environment
+        environment["LD_PRELOAD"] = shim
+        let advice = "ssh-keygen -p -m PKCS8 -f \(key) rewrites it as a PKCS#8 key with a passphrase, which rwsecret and ssh read"
+        let expected = "rwsecret: \(key): a passphrase-protected RSA key in OpenSSH format needs Botan, which is missing "
+            + "(libbotan-2.so.19: apt install libbotan-2-19): \(advice)"
+        let script = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
+        #expect(script.status == 65)
+        #expect(script.errLines == [expected], "\(script.stderr)")
         let line = "\(PseudoTerminal.rwsecret) decrypt --no-store --identity '\(key)' '\(message)'"
         let session = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "rsa phrase 1")], timeout: 20)
         #expect(!session.raw.contains("Enter passphrase for"), "not asked for a passphrase it cannot use: \(session.raw)")
         #expect(session.status == 65, "\(session.raw)")
-        #expect(session.lines.filter { !$0.isEmpty }.count == 1 && session.raw.contains(advice), "\(session.lines)")
-        let script = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
-        #expect(script.status == 65)
-        #expect(script.errLines == ["rwsecret: \(key): a passphrase-protected RSA key in OpenSSH format, which rwsecret cannot read: "
-                                    + "\(advice) as a PKCS#8 key with a passphrase, which rwsecret and ssh read"], "\(script.stderr)")
-        for json in [["--json"], ["--verbose"]] {
-            let told = try RWSecretProcess.run(["decrypt", "--no-store"] + json + ["--identity", key, message], environment: environment)
-            #expect(told.status == 65 && told.stderr.contains(advice), "\(json): \(told.stderr)")
-        }
-        // The advice works: the converted key keeps its passphrase, is asked for it, and opens the file.
-        try #require(try tool("/usr/bin/ssh-keygen", ["-q", "-p", "-m", "PKCS8", "-P", "rsa phrase 1", "-N", "rsa phrase 1", "-f", key]).status == 0)
-        #expect(try String(contentsOfFile: key, encoding: .utf8).hasPrefix("-----BEGIN ENCRYPTED PRIVATE KEY-----"))
-        let converted = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "rsa phrase 1")])
-        #expect(!converted.timedOut && converted.status == 0, "\(converted.raw)")
-        #expect(converted.lines.contains("opened id_rsa"), "\(converted.lines)")
-        #expect(!converted.raw.contains("rsa phrase 1"), "no echo")
+        #expect(session.lines.filter { !$0.isEmpty } == [expected], "\(session.lines)")
     }
 
     @Test("a passphrase-protected id_ed25519 is asked for its passphrase on the terminal and opens the file (before: refused)",
@@ -69,6 +107,7 @@ struct SSHKeyTests {
         // A wrong passphrase three times: 65, nothing opened.
         let wrong = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", "no"), ("Enter passphrase for", "no"), ("Enter passphrase for", "no")])
         #expect(!wrong.timedOut && wrong.status == 65, "\(wrong.raw)")
+        #expect(wrong.lines.filter { $0.contains("the passphrase does not open this key") }.count == 3, "\(wrong.lines)")
         // No terminal: an error that says how to be asked.
         let script = try RWSecretProcess.run(["decrypt", "--no-store", "--identity", key, message], environment: environment)
         #expect(script.status == 65)

@@ -157,6 +157,7 @@ package enum KindPrimitives {
             EVP_DecryptInit_ex(ctx, EVP_aes_256_ctr(), nil, k.baseAddress!.assumingMemoryBound(to: UInt8.self), iv)
         } == 1
         var output = [UInt8](repeating: 0, count: input.count + 16)
+        defer { Crypto.cleanse(&output) }  // the result is a copy: this one may hold a key (OpenSSH's private section)
         var written: Int32 = 0
         var total = 0
         if ok && !input.isEmpty {

@@ -51,7 +51,9 @@ extension KindPrimitives {
 
     /// An RSA private key from its big-endian modulus, public and private exponents.
     static func rsaPrivateKey(modulus: [UInt8], exponent: [UInt8], privateExponent: SecretBytes) -> RSAKey? {
-        privateExponent.withUnsafeBytes { RSAKey([("n", modulus), ("e", exponent), ("d", Array($0))]) }
+        var d = privateExponent.withUnsafeBytes { Array($0) }
+        defer { Crypto.cleanse(&d) }
+        return RSAKey([("n", modulus), ("e", exponent), ("d", d)])
     }
 }
 

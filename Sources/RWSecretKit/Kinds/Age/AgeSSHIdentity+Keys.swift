@@ -5,7 +5,8 @@ internal import Glibc
 
 /// SSH private keys as people have them: PEM RSA keys (`ssh-keygen -m PEM`, older `id_rsa`
 /// files; OpenSSL's PEM reader) and keys protected by a passphrase (libssh's key import:
-/// bcrypt-pbkdf and the key's cipher are the library's, never rwsecret's own code).
+/// bcrypt-pbkdf and the key's cipher are the library's, never rwsecret's own code; for RSA
+/// keys, which libssh cannot hand over, Botan's bcrypt-pbkdf and OpenSSL's AES-256-CTR).
 extension AgeSSHIdentity {
     /// Reads the private key `text` holds (an OpenSSH or PEM private key), with `passphrase`
     /// when it is protected by one. Throws `.encrypted` for a protected key without a
@@ -23,6 +24,11 @@ extension AgeSSHIdentity {
         } catch .encrypted {
             guard let passphrase else { throw .encrypted }
             try self.init(libSSH: trimmed, passphrase: passphrase)
+        } catch .encryptedRSA {
+            // Botan's bcrypt-pbkdf (AgeSSHIdentity+Botan): said missing before a passphrase is asked.
+            _ = try Self.botan()
+            guard let passphrase else { throw .encrypted }
+            try self.init(botan: text, passphrase: passphrase)
         }
     }
 

@@ -78,9 +78,12 @@ package final class AgeSSHIdentity: Sendable {
         case wrongPassphrase
         /// libssh, which reads passphrase-protected keys, is not there.
         case noLibSSH(String)
-        /// A passphrase-protected OpenSSH-format RSA key: libssh 0.10 with OpenSSL 3 decrypts it
-        /// but keeps only n, e and d, so it cannot hand the key over (its PEM export fails).
+        /// A passphrase-protected OpenSSH-format RSA key (read through Botan's bcrypt-pbkdf:
+        /// libssh 0.10 with OpenSSL 3 decrypts it but keeps only n, e and d, so it cannot hand
+        /// the key over). Internal to the readers: outside, it is `.encrypted` or `.noBotan`.
         case encryptedRSA
+        /// Botan, whose bcrypt-pbkdf opens a passphrase-protected OpenSSH RSA key, is not there.
+        case noBotan(String)
 
         package var description: String {
             switch self {
@@ -89,8 +92,9 @@ package final class AgeSSHIdentity: Sendable {
             case .unsupported(let type): "\(type) keys are not age identities (age takes ssh-ed25519 and ssh-rsa)"
             case .wrongPassphrase: "the passphrase does not open this key"
             case .noLibSSH(let missing): "a passphrase-protected key needs libssh, which is missing (\(missing))"
-            case .encryptedRSA:
-                "a passphrase-protected RSA key in OpenSSH format, which rwsecret cannot read: "
+            case .encryptedRSA: "a private key protected by a passphrase: run rwsecret on a terminal to be asked for it"
+            case .noBotan(let missing):
+                "a passphrase-protected RSA key in OpenSSH format needs Botan, which is missing (\(missing)): "
                     + "ssh-keygen -p -m PKCS8 -f KEY rewrites it as a PKCS#8 key with a passphrase, which rwsecret and ssh read"
             }
         }
@@ -108,28 +112,54 @@ package final class AgeSSHIdentity: Sendable {
     /// The PEM private keys read (`ssh-keygen -m PEM`, PKCS#8, encrypted or not).
     static let pemBegins = ["-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----", "-----BEGIN ENCRYPTED PRIVATE KEY-----"]
 
-    /// Parses an unencrypted OpenSSH private key file (`openssh-key-v1`, one key).
-    package init(openSSH text: String) throws(ParseError) {
+    /// The fields of an OpenSSH private key file (`openssh-key-v1`) before its private section.
+    struct Container {
+        let cipher: [UInt8]
+        let kdf: [UInt8]
+        let kdfOptions: [UInt8]
+        let count: UInt32
+        /// What follows the key count: the public key, the private section (and, for an AEAD cipher, its tag).
+        var reader: SSHWireReader
+    }
+
+    /// The container of an OpenSSH private key file; `data` receives its decoded bytes, which
+    /// the caller wipes.
+    static func container(_ text: String, data: inout [UInt8]) throws(ParseError) -> Container {
         let trimmed = text.trimmingASCIIWhitespace()
         guard trimmed.hasPrefix(Self.begin), trimmed.hasSuffix(Self.end) else { throw .malformed("no BEGIN/END OPENSSH PRIVATE KEY lines") }
         let body = trimmed.dropFirst(Self.begin.count).dropLast(Self.end.count).filter { !$0.isWhitespace }
-        guard var data = AgeEncoding.decodePadded(ArraySlice(body.utf8)) ?? AgeEncoding.decodeRaw(body.utf8) else { throw .malformed("invalid base64") }
-        defer { Crypto.cleanse(&data) }
+        guard let decoded = AgeEncoding.decodePadded(ArraySlice(body.utf8)) ?? AgeEncoding.decodeRaw(body.utf8) else { throw .malformed("invalid base64") }
+        data = decoded
         let magic = Array("openssh-key-v1\0".utf8)
         guard data.starts(with: magic) else { throw .malformed("not openssh-key-v1") }
         var reader = SSHWireReader(Array(data.dropFirst(magic.count)))
-        guard let cipher = reader.string(), let kdf = reader.string(), reader.string() != nil, let count = reader.uint32() else { throw .malformed("truncated") }
-        guard cipher == Array("none".utf8), kdf == Array("none".utf8) else {
-            // The public half is not encrypted: say at once that an RSA key cannot be read.
-            if count == 1, let wire = reader.string() {
+        guard let cipher = reader.string(), let kdf = reader.string(), let kdfOptions = reader.string(), let count = reader.uint32() else { throw .malformed("truncated") }
+        return Container(cipher: cipher, kdf: kdf, kdfOptions: kdfOptions, count: count, reader: reader)
+    }
+
+    /// Parses an unencrypted OpenSSH private key file (`openssh-key-v1`, one key).
+    package init(openSSH text: String) throws(ParseError) {
+        var data: [UInt8] = []
+        defer { Crypto.cleanse(&data) }
+        var container = try Self.container(text, data: &data)
+        guard container.cipher == Array("none".utf8), container.kdf == Array("none".utf8) else {
+            // The public half is not encrypted: an RSA key is read through Botan (AgeSSHIdentity+Botan).
+            if container.count == 1, let wire = container.reader.string() {
                 var publicReader = SSHWireReader(wire)
                 if publicReader.string() == Array("ssh-rsa".utf8) { throw .encryptedRSA }
             }
             throw .encrypted
         }
-        guard count == 1 else { throw .malformed("holds \(count) keys (one expected)") }
-        guard let wire = reader.string(), var secret = reader.string() else { throw .malformed("truncated") }
+        guard container.count == 1 else { throw .malformed("holds \(container.count) keys (one expected)") }
+        guard let wire = container.reader.string(), var secret = container.reader.string() else { throw .malformed("truncated") }
         defer { Crypto.cleanse(&secret) }
+        (key, stanzaType) = try Self.privateKey(secret, wire: wire)
+        self.wire = wire
+    }
+
+    /// The key in an OpenSSH private section (unencrypted, or decrypted) and its type, checked
+    /// against the public key `wire`.
+    static func privateKey(_ secret: [UInt8], wire: [UInt8]) throws(ParseError) -> (Key, String) {
         var inner = SSHWireReader(secret)
         guard let check1 = inner.uint32(), let check2 = inner.uint32(), check1 == check2 else { throw .malformed("its check numbers differ (an encrypted key?)") }
         guard let typeBytes = inner.string() else { throw .malformed("truncated") }
@@ -145,7 +175,7 @@ package final class AgeSSHIdentity: Sendable {
             let hash = KindPrimitives.sha512(SecretBytes(pair[0..<32]))
             let scalar = hash.slice(0..<32)
             guard let montgomery = KindPrimitives.ed25519PublicToX25519(pub) else { throw .malformed("invalid ssh-ed25519 public key") }
-            key = .ed25519(secret: scalar, montgomery: montgomery)
+            return (.ed25519(secret: scalar, montgomery: montgomery), type)
         case "ssh-rsa":
             guard let n = inner.string(), let e = inner.string(), var d = inner.string(), var iqmp = inner.string(), var p = inner.string(), var q = inner.string() else {
                 throw .malformed("truncated ssh-rsa key")
@@ -158,12 +188,10 @@ package final class AgeSSHIdentity: Sendable {
             }
             guard publicReader.string() == e, publicReader.string() == n else { throw .malformed("its public and private halves differ") }
             guard let rsa = KindPrimitives.rsaPrivateKey(modulus: n, exponent: e, privateExponent: SecretBytes(d)) else { throw .malformed("invalid ssh-rsa key") }
-            key = .rsa(rsa)
+            return (.rsa(rsa), type)
         default:
             throw .unsupported(type)
         }
-        self.wire = wire
-        self.stanzaType = type
     }
 
     /// The file key of the first stanza of this key's type and tag that opens; nil when none does.
