@@ -1,7 +1,7 @@
 #!/bin/sh
 # One more command must not make a decrypt's start-up dearer (issue 36): builds the release
 # binary again with one more subcommand compiled in (`-D RWS_EXTRA_COMMAND`:
-# Sources/rwsecret/ExtraCommand.swift, four options and an argument), in its own scratch path,
+# Sources/rwsecret/Commands/ExtraCommand.swift, four options and an argument), in its own scratch path,
 # and counts one small message's instructions outside the KDF in both binaries
 # (instructions-outside-kdf.sh: callgrind, deterministic, never timed). Fails when the one
 # command adds more than 0.2 M. Before `decrypt` was parsed by hand, each command and option

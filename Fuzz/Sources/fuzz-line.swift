@@ -38,7 +38,7 @@ public func fuzzLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 private func check(_ line: ArraySlice<UInt8>, client: PasswordClient) {
-    // As `rwsecret decrypt` parses a line (Sources/rwsecret/DecryptSession.swift, parse(_:)).
+    // As `rwsecret decrypt` parses a line (Sources/rwsecret/Decrypting/DecryptSession.swift, parse(_:)).
     let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
     guard let first = line.firstIndex(where: { !isBlank($0) }) else { Outcomes.record("blank"); return }
     let text = line[first...line.lastIndex(where: { !isBlank($0) })!]

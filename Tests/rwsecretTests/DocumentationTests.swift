@@ -251,7 +251,7 @@ struct ReadmeTests {
 
     @Test("the exit status table has every status the tool uses, and 141 for a reader gone")
     func exitStatuses() throws {
-        let source = try String(contentsOf: DocumentationTests.root.appendingPathComponent("Sources/rwsecret/ExitStatus.swift"), encoding: .utf8)
+        let source = try String(contentsOf: DocumentationTests.root.appendingPathComponent("Sources/rwsecret/Output/ExitStatus.swift"), encoding: .utf8)
         let regex = try NSRegularExpression(pattern: #"case \w+ = (\d+)"#)
         let codes = regex.matches(in: source, range: NSRange(source.startIndex..., in: source)).map { String(source[Range($0.range(at: 1), in: source)!]) }
         #expect(codes.count >= 8)
