@@ -252,8 +252,12 @@ struct PublicAPITests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("consumer.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
-        // The C modules RWSecretKit was built with, as SwiftPM hands them to a dependent.
-        let moduleMaps = ["COpenSSL", "CLibSecret", "CLinuxSyscalls", "CZlib", "CBZip2", "CArgon2", "CLibSSH"].map { root.appendingPathComponent("Sources/\($0)/module.modulemap").path }
+        // The C modules RWSecretKit was built with, as SwiftPM hands them to a dependent: every
+        // system library's module map in Sources/ (a list here missed each new one).
+        let sources = root.appendingPathComponent("Sources")
+        let moduleMaps = try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted()
+            .map { sources.appendingPathComponent($0).appendingPathComponent("module.modulemap").path }
+            .filter { FileManager.default.fileExists(atPath: $0) }
             + [binaries.appendingPathComponent("CSHA1Kernel.build/module.modulemap").path]
             + [root.appendingPathComponent(".build/checkouts/swift-system/Sources/CSystem/include/module.modulemap").path]
         let process = Process()
