@@ -82,6 +82,20 @@ extension NotMessagesTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.errLines.contains("rwsecret: key derivations: 2"), "\(result.errLines)")
     }
+
+    @Test("--verbose counts the scrypt of a password that fitted an age file whose body then failed (before: key derivations: 0)")
+    func verboseCountsAFittedPassword() throws {
+        var age = try Data(contentsOf: KindCommandTests.kinds.appendingPathComponent("age-scrypt-binary-4k.age"))
+        age[age.endIndex - 1] ^= 0x01  // the last chunk's tag: the header opens, the payload does not
+        let changed = dir.file("changed.age", bytes: Array(age))
+        let list = dir.file("passwords", bytes: Array("not it\n".utf8) + KindCommandTests.row("age-scrypt-binary-4k.age").secret + [0x0a])
+        for mode in [[], ["--binary"]] {
+            let result = try run(["decrypt", "--no-store", "--verbose"] + mode + ["--password-file", list, changed])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.errLines.contains("rwsecret: key derivations: 2"), "\(mode): \(result.errLines)")
+        }
+    }
 }
 
 extension NotMessagesTests {

@@ -82,12 +82,13 @@ extension MessageKinds {
             return try open(kind, header: header, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)
         } catch {
             guard case .noMatch = error.error, let more, let next = more() else { throw error }
-            let first = error.tried
+            let first = error.tried, firstPasswords = error.passwordsTried
             do {
                 let opened = try open(kind, header: header, input: input, passwords: next.passwords, identities: next.identities, budget: budget, into: sink)
                 return MessageKinds.Decrypted(kind: opened.kind, openedBy: opened.openedBy, tried: first + opened.tried, cost: opened.cost, literal: opened.literal)
             } catch {
-                throw KindFailure(kind: error.kind, error: error.error, tried: first + error.tried)
+                throw KindFailure(kind: error.kind, error: error.error, tried: first + error.tried,
+                                  passwordsTried: error.passwordsTried.map { $0 + (firstPasswords ?? 0) })
             }
         }
     }
@@ -105,11 +106,11 @@ extension MessageKinds {
         }
         if let atOnce {
             guard let found = atOnce.found else {
-                throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count)
+                throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: passwords.count, passwordsTried: passwords.count)
             }
             do { try K.decryptBody(header, key: found.key, from: input, into: sink) } catch {
                 sink.discard()  // what verified before the failure (age's earlier chunks) goes too
-                throw KindFailure(kind: K.name, error: error, tried: found.index + 1)
+                throw KindFailure(kind: K.name, error: error, tried: found.index + 1, passwordsTried: found.index + 1)
             }
             return MessageKinds.Decrypted(kind: K.name, openedBy: .password(passwords[found.index]), tried: found.index + 1, cost: atOnce.cost, literal: K.literal(header))
         }
@@ -167,7 +168,7 @@ extension MessageKinds {
                     break tries
                 case .failure(let error):
                     count(offer)
-                    throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
+                    throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities, passwordsTried: triedPasswords.count)
                 }
                 switch unlocked {
                 case .notApplicable: continue
@@ -176,7 +177,7 @@ extension MessageKinds {
                     count(offer)
                     do { try K.decryptBody(header, key: key, from: input, into: sink) } catch {
                         sink.discard()  // what verified before the failure (age's earlier chunks) goes too
-                        throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities)
+                        throw KindFailure(kind: K.name, error: error, tried: triedPasswords.count + triedIdentities, passwordsTried: triedPasswords.count)
                     }
                     let opener: Opener = offer.password.map { .password(passwords[$0]) } ?? .identity(identities[offer.identity!].name)
                     var cost: AgeScryptBatch.Cost? = nil
@@ -190,7 +191,8 @@ extension MessageKinds {
                 }
             }
         }
-        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count + triedIdentities)
+        throw KindFailure(kind: K.name, error: .noMatch(K.describeNoMatch(header)), tried: triedPasswords.count + triedIdentities,
+                          passwordsTried: triedPasswords.count)
     }
 }
 
@@ -205,6 +207,9 @@ package struct KindFailure: Error {
     package let kind: MessageKindName
     package let error: KindError
     package let tried: Int
+    /// The passwords among `tried` (each one key derivation: `--verbose`'s count), where the
+    /// tries got that far; nil where only `tried` is known.
+    package var passwordsTried: Int? = nil
 }
 
 /// The bytes already read from an input, then the rest of it.

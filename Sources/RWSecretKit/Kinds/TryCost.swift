@@ -26,7 +26,7 @@ extension MessageKinds.Decrypted {
 extension KindFailure {
     /// This failure after `more` tries before it.
     package func adding(tried more: Int) -> KindFailure {
-        KindFailure(kind: kind, error: error, tried: tried + more)
+        KindFailure(kind: kind, error: error, tried: tried + more, passwordsTried: passwordsTried.map { $0 + more })
     }
 
     /// A failure as `MessageKinds.open` gives it.

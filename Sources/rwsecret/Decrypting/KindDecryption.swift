@@ -119,7 +119,9 @@ struct KindDecryption {
         case .success(let opened):
             if case .password = opened.openedBy { derivationCount.add(opened.tried, ordering: .relaxed) }
         case .failure(let error):
-            if case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") { derivationCount.add(error.tried, ordering: .relaxed) }
+            // A password that fitted a message whose body then failed derived its key too.
+            if let passwords = error.passwordsTried { derivationCount.add(passwords, ordering: .relaxed) }
+            else if case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") { derivationCount.add(error.tried, ordering: .relaxed) }
         }
     }
 
