@@ -31,27 +31,11 @@ extension CoreImageTests {
         // 24 bytes of d that grep can take as one fixed string (no NUL, no line end).
         let start = try #require((0..<d.count - 24).first { at in !d.dropFirst(at).prefix(24).contains { $0 == 0 || $0 == 0x0a || $0 == 0x0d } })
         let needle = Array(d.dropFirst(start).prefix(24))
-        _ = dir.file("needle-d", bytes: needle + [0x0a])
+        _ = dir.file("needle-exponent", bytes: needle + [0x0a])
         _ = dir.file("needle-passphrase", passphrase + "\n")
         let shim = try Shim.build(Self.pauseAtExit, named: "pause-at-exit", in: dir.url)
         // As `copies`, but rwsecret runs on the terminal (it asks on /dev/tty), its output in files.
-        let script = dir.file("measure.sh", """
-            set -u
-            rm -f "$DIR/paused" "$DIR"/core.*
-            LD_PRELOAD="$SHIM" RWS_PAUSED_FILE="$DIR/paused" "$RWSECRET" "$@" > "$DIR/out" 2> "$DIR/err" &
-            pid=$!
-            # A bound on a hang (and on typing the passphrase), not on speed.
-            for i in $(seq 1 1200); do [ -e "$DIR/paused" ] && break; sleep 0.05; done
-            [ -e "$DIR/paused" ] || { kill -9 $pid; echo "never reached _exit: $(cat "$DIR/err")"; exit 1; }
-            gcore -o "$DIR/core" $pid > "$DIR/gcore.log" 2>&1 || { kill -9 $pid; cat "$DIR/gcore.log"; exit 1; }
-            kill -CONT $pid
-            wait $pid
-            echo "status $?"
-            core=$(ls "$DIR"/core.* | head -n 1)
-            echo "passphrase $(LC_ALL=C grep -a -o -F -f "$DIR/needle-passphrase" "$core" | wc -l)"
-            echo "exponent $(LC_ALL=C grep -a -o -F -f "$DIR/needle-d" "$core" | wc -l)"
-            rm -f "$core"
-            """)
+        let script = dir.file("measure.sh", Self.pausedCoreScript(counting: ["passphrase", "exponent"]))
         var shell = environment
         shell["SHIM"] = shim
         shell["DIR"] = dir.path
@@ -59,9 +43,8 @@ extension CoreImageTests {
         let session = try PseudoTerminal.run("/bin/bash '\(script)' decrypt --no-store --identity '\(key)' '\(message)'", environment: shell,
                                              answers: [("Enter passphrase for", passphrase)], timeout: 120)
         #expect(!session.timedOut, "\(session.raw)")
-        func value(_ name: String) -> Int? {
-            session.lines.first { $0.hasPrefix(name + " ") }.flatMap { Int($0.dropFirst(name.count + 1)) }
-        }
+        let counts = Self.counts(session.lines)
+        func value(_ name: String) -> Int? { counts[name] }
         let out = (try? String(contentsOfFile: dir.path + "/out", encoding: .utf8)) ?? ""
         #expect(value("status") == 0, "\(session.raw)")
         #expect(out.hasPrefix("opened for the core"), "\(out)")

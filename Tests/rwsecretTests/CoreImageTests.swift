@@ -38,40 +38,54 @@ struct CoreImageTests {
                 environment extra: [String: String] = [:], passwordBytes: [UInt8]? = nil) throws -> (password: Int, plaintext: Int, status: Int32, out: String) {
         let shim = try Shim.build(Self.pauseAtExit, named: "pause-at-exit", in: dir.url)
         // The secrets reach the script as files: in its environment they would be in the core image.
-        _ = dir.file("needles", bytes: (passwordBytes ?? Array(password.utf8)) + [0x0a] + Array(plaintext.utf8) + [0x0a])
-        let script = """
-            set -u
-            rm -f "$DIR/paused" "$DIR"/core.*
-            LD_PRELOAD="$SHIM" RWS_PAUSED_FILE="$DIR/paused" "$RWSECRET" "$@" > "$DIR/out" 2> "$DIR/err" &
-            pid=$!
-            # A bound on a hang, not on speed: a run takes well under a second.
-            for i in $(seq 1 1200); do [ -e "$DIR/paused" ] && break; sleep 0.05; done
-            [ -e "$DIR/paused" ] || { kill -9 $pid; echo "never reached _exit: $(cat "$DIR/err")"; exit 1; }
-            gcore -o "$DIR/core" $pid > "$DIR/gcore.log" 2>&1 || { kill -9 $pid; cat "$DIR/gcore.log"; exit 1; }
-            kill -CONT $pid
-            wait $pid
-            echo "status $?"
-            core=$(ls "$DIR"/core.* | head -n 1)
-            echo "password $(grep -a -o -F -e "$(sed -n 1p "$DIR/needles")" "$core" | wc -l)"
-            echo "plaintext $(grep -a -o -F -e "$(sed -n 2p "$DIR/needles")" "$core" | wc -l)"
-            rm -f "$core"
-            """
+        _ = dir.file("needle-password", bytes: (passwordBytes ?? Array(password.utf8)) + [0x0a])
+        _ = dir.file("needle-plaintext", plaintext + "\n")
         var environment = RWSecretProcess.environment(home: dir.url, extra: extra)
         environment["SHIM"] = shim
         environment["DIR"] = dir.path
         environment["RWSECRET"] = RWSecretProcess.executable.path
-        let run = try RWSecretProcess.run(["-c", script, "measure"] + arguments, environment: environment,
-                                          mergingStandardError: true, executable: URL(fileURLWithPath: "/bin/bash"))
-        let lines = run.outLines
-        func value(_ name: String) -> Int? {
-            lines.first { $0.hasPrefix(name + " ") }.flatMap { Int($0.dropFirst(name.count + 1)) }
-        }
-        guard let passwordCopies = value("password"), let plaintextCopies = value("plaintext"), let status = value("status") else {
+        let run = try RWSecretProcess.run(["-c", Self.pausedCoreScript(counting: ["password", "plaintext"]), "measure"] + arguments,
+                                          environment: environment, mergingStandardError: true, executable: URL(fileURLWithPath: "/bin/bash"))
+        let counts = Self.counts(run.outLines)
+        guard let passwordCopies = counts["password"], let plaintextCopies = counts["plaintext"], let status = counts["status"] else {
             Issue.record("no measurement: \(run.out)")
             return (-1, -1, -1, "")
         }
         let out = (try? String(contentsOfFile: dir.path + "/out", encoding: .utf8)) ?? ""
         return (passwordCopies, plaintextCopies, Int32(status), out)
+    }
+
+    /// The bash script that runs `"$RWSECRET" "$@"` (out and err into $DIR) with the shim $SHIM
+    /// preloaded, takes its core image once it is paused in `_exit`, lets it exit, and prints
+    /// `status N` and, for each name, `NAME N`: the copies in the core of the bytes in
+    /// $DIR/needle-NAME (one fixed string, no line end inside).
+    static func pausedCoreScript(counting names: [String]) -> String {
+        """
+        set -u
+        rm -f "$DIR/paused" "$DIR"/core.*
+        LD_PRELOAD="$SHIM" RWS_PAUSED_FILE="$DIR/paused" "$RWSECRET" "$@" > "$DIR/out" 2> "$DIR/err" &
+        pid=$!
+        # A bound on a hang (and on typing a passphrase), not on speed: a run takes well under a second.
+        for i in $(seq 1 1200); do [ -e "$DIR/paused" ] && break; sleep 0.05; done
+        [ -e "$DIR/paused" ] || { kill -9 $pid; echo "never reached _exit: $(cat "$DIR/err")"; exit 1; }
+        gcore -o "$DIR/core" $pid > "$DIR/gcore.log" 2>&1 || { kill -9 $pid; cat "$DIR/gcore.log"; exit 1; }
+        kill -CONT $pid
+        wait $pid
+        echo "status $?"
+        core=$(ls "$DIR"/core.* | head -n 1)
+
+        """ + names.map { "echo \"\($0) $(LC_ALL=C grep -a -o -F -f \"$DIR/needle-\($0)\" \"$core\" | wc -l)\"\n" }.joined()
+            + "rm -f \"$core\"\n"
+    }
+
+    /// The `NAME N` lines of a measuring script's output, by name.
+    static func counts(_ lines: [String]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for line in lines {
+            let words = line.split(separator: " ")
+            if words.count == 2, let value = Int(words[1]) { counts[String(words[0])] = value }
+        }
+        return counts
     }
 
     @Test(arguments: [1, 30], [false, true])
@@ -203,17 +217,12 @@ struct CoreImageTests {
     /// with no line feed or NUL, as grep -F takes them).
     @Test(arguments: [false, true])
     func aStoredOpenPGPKeyIsNotLeftBehind(binary: Bool) throws {
-        let gpg = try #require(["/usr/bin/gpg", "/bin/gpg"].first { FileManager.default.isExecutableFile(atPath: $0) }, "gpg is not installed (make deps)")
         let dir = TemporaryFolder()
         let extra = ["RWSECRET_VAULT_PASSPHRASE": "a vault passphrase for the core test"]
         let environment = RWSecretProcess.environment(home: dir.url, extra: extra)
-        let home = dir.path + "/gnupg"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        func gpgRun(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
-            try RWSecretProcess.run([gpg, "--homedir", home, "--batch", "--yes", "--trust-model", "always", "--pinentry-mode", "loopback", "--passphrase", ""] + args,
-                                    stdin: stdin, environment: environment, directory: dir.url, executable: URL(fileURLWithPath: "/usr/bin/env"))
-        }
-        defer { _ = try? RWSecretProcess.run(["--homedir", home, "--kill", "gpg-agent"], environment: environment, executable: URL(fileURLWithPath: "/usr/bin/gpgconf")) }
+        let gnupg = PrivateGnuPG(in: dir)
+        func gpgRun(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result { try gnupg.run(args, stdin: stdin) }
+        defer { gnupg.stopAgent() }
         try #require(try gpgRun(["--quick-gen-key", "Core <core@example.org>", "future-default", "default", "never"]).status == 0)
         let keyFile = dir.path + "/key.gpg"
         try #require(try gpgRun(["-o", keyFile, "--export-secret-keys", "core@example.org"]).status == 0)

@@ -21,41 +21,26 @@ struct EncryptToKeyCommandTests {
         return folder.appendingPathComponent("Fixtures/kinds/openpgp-rfc9580")
     }()
 
+    var gnupg: PrivateGnuPG { PrivateGnuPG(in: dir) }
+
+    @discardableResult
+    func gpg(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result { try gnupg.run(args, stdin: stdin) }
+    func stopAgent() { gnupg.stopAgent() }
+    func fingerprint(_ email: String) throws -> String { try gnupg.fingerprint(email) }
+    static func tool(_ name: String) throws -> String { try Peers.tool(name) }
+    @discardableResult
+    func shell(_ words: [String], suffix: String = "", stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try Peers.shell(words, suffix: suffix, stdin: stdin, in: dir)
+    }
+
     func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
         try RWSecretProcess.run(args, stdin: stdin, environment: RWSecretProcess.environment(home: dir.url), directory: dir.url)
     }
 
-    static func tool(_ name: String) throws -> String {
-        try #require(["/usr/bin/\(name)", "/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }, "\(name) is not installed (make deps)")
-    }
 
-    /// A peer tool run through /bin/sh in the test folder (`suffix`: redirections).
-    @discardableResult
-    func shell(_ words: [String], suffix: String = "", stdin: Data = Data()) throws -> RWSecretProcess.Result {
-        let command = words.map { "'\($0)'" }.joined(separator: " ") + suffix
-        return try RWSecretProcess.run(["-c", command], stdin: stdin, environment: RWSecretProcess.environment(home: dir.url), directory: dir.url,
-                                       executable: URL(fileURLWithPath: "/bin/sh"))
-    }
 
-    @discardableResult
-    func gpg(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
-        if !FileManager.default.fileExists(atPath: home) {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        return try shell([try Self.tool("gpg"), "--homedir", home, "--batch", "--yes", "--trust-model", "always", "--pinentry-mode", "loopback",
-                          "--passphrase", ""] + args, stdin: stdin)
-    }
 
-    func stopAgent() {
-        _ = try? RWSecretProcess.run(["--homedir", home, "--kill", "gpg-agent"], environment: RWSecretProcess.environment(home: dir.url),
-                                     directory: dir.url, executable: URL(fileURLWithPath: "/usr/bin/gpgconf"))
-    }
 
-    func fingerprint(_ email: String) throws -> String {
-        let list = try gpg(["--list-keys", "--with-colons", email])
-        let line = try #require(list.out.split(separator: "\n").first { $0.hasPrefix("fpr:") })
-        return String(line.split(separator: ":", omittingEmptySubsequences: false)[9])
-    }
 
     /// A key with a primary of `primary` (`usage` of it) and, unless nil, an encryption subkey.
     func makeKey(_ name: String, _ primary: String, usage: String = "sign", subkey: String?, expiry: String = "never", fakedTime: String? = nil) throws -> String {
@@ -221,15 +206,6 @@ struct EncryptToKeyCommandTests {
         #expect(opened.status == 0 && opened.out == "renewed\n", "\(opened.stderr)")
     }
 
-    /// python3 with pysequoia (Sequoia 2: v6 keys), else nil.
-    static let sequoiaPython: [String]? = {
-        for command in [PeerPython.command, ["/usr/bin/env", "python3"]] {
-            let probe = try? RWSecretProcess.run(Array(command.dropFirst()) + ["-c", "import pysequoia"], environment: ProcessInfo.processInfo.environment,
-                                                 executable: URL(fileURLWithPath: command[0]))
-            if probe?.status == 0 { return command }
-        }
-        return nil
-    }()
 
     /// Keys pysequoia makes (RFC 9580 v6 and RFC 4880 v4 profiles; Cv25519, Cv448, P-384,
     /// RSA 2048), each message opened by pysequoia: v6 X25519, X448, ECDH and RSA in PKESK v6.
@@ -256,9 +232,9 @@ for profile in ["RFC9580", "RFC4880"]:
 """
 
     @Test("v6 and v4 keys made by pysequoia (X25519, X448, P-384, RSA): pysequoia opens each message",
-          .enabled(if: sequoiaPython != nil, "needs python3 with pysequoia (pip install pysequoia)"))
+          .enabled(if: Peers.sequoiaPython != nil, "needs python3 with pysequoia (pip install pysequoia)"))
     func sequoiaKeys() throws {
-        let python = try #require(Self.sequoiaPython)
+        let python = try #require(Peers.sequoiaPython)
         let script = dir.file("peer.py", Self.sequoiaScript)
         let result = try RWSecretProcess.run(Array(python.dropFirst()) + [script, RWSecretProcess.executable.path, dir.path],
                                              environment: RWSecretProcess.environment(home: dir.url), directory: dir.url,

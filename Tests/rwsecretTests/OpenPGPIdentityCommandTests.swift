@@ -13,39 +13,27 @@ struct OpenPGPIdentityCommandTests {
     let dir = TemporaryFolder()
     static let passphrase = "a vault passphrase long enough"
 
-    var home: String { dir.url.appendingPathComponent("gnupg").path }
+    var home: String { PrivateGnuPG(in: dir).home }
+
+    /// gpg in the private home (`homeDir` another), the passphrase (when given) from a 0600 file on fd 3.
+    @discardableResult
+    func gpg(_ args: [String], passphrase: String? = nil, homeDir: String? = nil, stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        var gnupg = PrivateGnuPG(in: dir)
+        if let homeDir { gnupg.home = homeDir }
+        return try gnupg.run(args, passphrase: passphrase, stdin: stdin)
+    }
+
+    func stopAgents() {
+        PrivateGnuPG(in: dir).stopAgent()
+        PrivateGnuPG(in: dir, name: "other").stopAgent()
+    }
 
     func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
         let env = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": Self.passphrase])
         return try RWSecretProcess.run(args, stdin: stdin, environment: env, directory: dir.url)
     }
 
-    /// gpg in the private home (`homeDir` another), the passphrase (when given) from a 0600 file on fd 3.
-    @discardableResult
-    func gpg(_ args: [String], passphrase: String? = nil, homeDir: String? = nil, stdin: Data = Data()) throws -> RWSecretProcess.Result {
-        let gpg = try #require(["/usr/bin/gpg", "/bin/gpg"].first { FileManager.default.isExecutableFile(atPath: $0) }, "gpg is not installed (make deps)")
-        let home = homeDir ?? self.home
-        if !FileManager.default.fileExists(atPath: home) {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        var fd = ""
-        if let passphrase {
-            let file = dir.file("gpg-passphrase", passphrase)
-            chmod(file, 0o600)
-            fd = " 3<'\(file)'"
-        }
-        let command = ([gpg, "--homedir", home, "--batch", "--yes", "--trust-model", "always", "--pinentry-mode", "loopback"]
-                       + (passphrase == nil ? ["--passphrase", ""] : ["--passphrase-fd", "3"]) + args).map { "'\($0)'" }.joined(separator: " ") + fd
-        return try RWSecretProcess.run(["-c", command], stdin: stdin, environment: RWSecretProcess.environment(home: dir.url), directory: dir.url,
-                                       executable: URL(fileURLWithPath: "/bin/sh"))
-    }
 
-    func stopAgents() {
-        for home in [home, dir.url.appendingPathComponent("other").path] {
-            _ = try? RWSecretProcess.run(["--homedir", home, "--kill", "gpg-agent"], environment: RWSecretProcess.environment(home: dir.url),
-                                         directory: dir.url, executable: URL(fileURLWithPath: "/usr/bin/gpgconf"))
-        }
-    }
 
     /// A key with a signing primary and an encryption subkey; its fingerprint.
     func makeKey(_ name: String, _ primary: String, _ subkey: String, passphrase: String? = nil) throws -> String {

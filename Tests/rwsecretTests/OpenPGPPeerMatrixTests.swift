@@ -17,46 +17,29 @@ struct OpenPGPPeerMatrixTests {
     let dir = TemporaryFolder()
     static let vaultPassphrase = "a vault passphrase long enough"
 
-    var home: String { dir.url.appendingPathComponent("gnupg").path }
+    var gnupg: PrivateGnuPG { PrivateGnuPG(in: dir) }
+    var home: String { gnupg.home }
     var rnpHome: String { dir.url.appendingPathComponent("rnp").path }
+
+    @discardableResult
+    func gpg(_ args: [String], passphrase: String? = nil, stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try gnupg.run(args, passphrase: passphrase, stdin: stdin)
+    }
+    func stopAgent() { gnupg.stopAgent() }
+    static func tool(_ name: String) throws -> String { try Peers.tool(name) }
+    @discardableResult
+    func shell(_ arguments: [String], suffix: String = "", stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try Peers.shell(arguments, suffix: suffix, stdin: stdin, in: dir)
+    }
 
     func run(_ args: [String]) throws -> RWSecretProcess.Result {
         let env = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": Self.vaultPassphrase])
         return try RWSecretProcess.run(args, environment: env, directory: dir.url)
     }
 
-    /// A peer tool's path, or the test fails saying how to install it.
-    static func tool(_ name: String) throws -> String {
-        try #require(["/usr/bin/\(name)", "/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }, "\(name) is not installed (make deps)")
-    }
 
-    /// `arguments` run by /bin/sh (each quoted), with `suffix` (redirections) after them.
-    @discardableResult
-    func shell(_ arguments: [String], suffix: String = "", stdin: Data = Data()) throws -> RWSecretProcess.Result {
-        try RWSecretProcess.run(["-c", arguments.map { "'\($0)'" }.joined(separator: " ") + suffix], stdin: stdin,
-                                environment: RWSecretProcess.environment(home: dir.url), directory: dir.url, executable: URL(fileURLWithPath: "/bin/sh"))
-    }
 
-    /// gpg in the private home; `passphrase` (for -c) from a 0600 file on fd 3, else an empty one.
-    @discardableResult
-    func gpg(_ args: [String], passphrase: String? = nil, stdin: Data = Data()) throws -> RWSecretProcess.Result {
-        if !FileManager.default.fileExists(atPath: home) {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        var suffix = ""
-        if let passphrase {
-            let file = dir.file("gpg-passphrase", passphrase)
-            chmod(file, 0o600)
-            suffix = " 3<'\(file)'"
-        }
-        return try shell([try Self.tool("gpg"), "--homedir", home, "--batch", "--yes", "--trust-model", "always", "--pinentry-mode", "loopback"]
-                         + (passphrase == nil ? ["--passphrase", ""] : ["--passphrase-fd", "3"]) + args, suffix: suffix, stdin: stdin)
-    }
 
-    func stopAgent() {
-        _ = try? RWSecretProcess.run(["--homedir", home, "--kill", "gpg-agent"], environment: RWSecretProcess.environment(home: dir.url),
-                                     directory: dir.url, executable: URL(fileURLWithPath: "/usr/bin/gpgconf"))
-    }
 
     struct Key {
         let fingerprint: String

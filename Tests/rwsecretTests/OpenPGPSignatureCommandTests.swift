@@ -14,36 +14,23 @@ struct OpenPGPSignatureCommandTests {
     let dir = TemporaryFolder()
     static let passphrase = "a vault passphrase long enough"
 
-    var home: String { dir.url.appendingPathComponent("gnupg").path }
+    var gnupg: PrivateGnuPG { PrivateGnuPG(in: dir) }
+    var home: String { gnupg.home }
+
+    /// gpg in the private home, with an empty passphrase or `passphrase` (from a 0600 file on fd 3).
+    @discardableResult
+    func gpg(_ args: [String], passphrase: String? = nil, stdin: Data = Data()) throws -> RWSecretProcess.Result {
+        try gnupg.run(args, passphrase: passphrase, stdin: stdin)
+    }
+
+    func stopAgent() { gnupg.stopAgent() }
 
     func run(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result {
         let env = RWSecretProcess.environment(home: dir.url, extra: ["RWSECRET_VAULT_PASSPHRASE": Self.passphrase])
         return try RWSecretProcess.run(args, stdin: stdin, environment: env, directory: dir.url)
     }
 
-    /// gpg in the private home, with an empty passphrase or `passphrase` (from a 0600 file on fd 3).
-    @discardableResult
-    func gpg(_ args: [String], passphrase: String? = nil, stdin: Data = Data()) throws -> RWSecretProcess.Result {
-        let gpg = try #require(["/usr/bin/gpg", "/bin/gpg"].first { FileManager.default.isExecutableFile(atPath: $0) }, "gpg is not installed (make deps)")
-        if !FileManager.default.fileExists(atPath: home) {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        var fd = ""
-        if let passphrase {
-            let file = dir.file("gpg-passphrase", passphrase)
-            chmod(file, 0o600)
-            fd = " 3<'\(file)'"
-        }
-        let command = ([gpg, "--homedir", home, "--batch", "--yes", "--trust-model", "always", "--pinentry-mode", "loopback"]
-                       + (passphrase == nil ? ["--passphrase", ""] : ["--passphrase-fd", "3"]) + args).map { "'\($0)'" }.joined(separator: " ") + fd
-        return try RWSecretProcess.run(["-c", command], stdin: stdin, environment: RWSecretProcess.environment(home: dir.url), directory: dir.url,
-                                       executable: URL(fileURLWithPath: "/bin/sh"))
-    }
 
-    func stopAgent() {
-        _ = try? RWSecretProcess.run(["--homedir", home, "--kill", "gpg-agent"], environment: RWSecretProcess.environment(home: dir.url),
-                                     directory: dir.url, executable: URL(fileURLWithPath: "/usr/bin/gpgconf"))
-    }
 
     /// A primary key of `algorithm` that signs (and, with `subkey`, an encryption subkey); its fingerprint.
     func makeKey(_ name: String, _ algorithm: String, subkey: String? = nil) throws -> String {
@@ -222,15 +209,6 @@ sys.stdout.buffer.write(packet(3, bytes([4, 9, 1, 8]) + salt) + packet(18, body)
         #expect(json.out.contains(#""signed_by":"CB186C4F0609A697E4D52DFA6C722B0C1F1E27C18A56708F6525EC27BAD9ACC9","signature":"verified""#), "\(json.out)")
     }
 
-    /// python3 with pysequoia (v6 keys), else nil.
-    static let sequoiaPython: [String]? = {
-        for command in [PeerPython.command, ["/usr/bin/env", "python3"]] {
-            let probe = try? RWSecretProcess.run(Array(command.dropFirst()) + ["-c", "import pysequoia"], environment: ProcessInfo.processInfo.environment,
-                                                 executable: URL(fileURLWithPath: command[0]))
-            if probe?.status == 0 { return command }
-        }
-        return nil
-    }()
 
     /// A signer and a recipient of each v6 suite (Ed25519 + X25519, Ed448 + X448, ECDSA P-384),
     /// a signed message from one to the other; prints each signer's fingerprint.
@@ -251,9 +229,9 @@ for suite in ["Cv25519", "Cv448", "P384"]:
 """
 
     @Test("v6 (pysequoia): Ed25519, Ed448, ECDSA P-384 signatures in SEIPD v2, said with the 64-hex fingerprint",
-          .enabled(if: sequoiaPython != nil, "needs python3 with pysequoia (pip install pysequoia)"))
+          .enabled(if: Peers.sequoiaPython != nil, "needs python3 with pysequoia (pip install pysequoia)"))
     func sequoiaV6() throws {
-        let python = try #require(Self.sequoiaPython)
+        let python = try #require(Peers.sequoiaPython)
         let script = dir.file("v6.py", Self.sequoiaScript)
         let made = try RWSecretProcess.run(Array(python.dropFirst()) + [script, dir.path], environment: RWSecretProcess.environment(home: dir.url),
                                            directory: dir.url, executable: URL(fileURLWithPath: python[0]))
