@@ -54,7 +54,9 @@ config=$(grep -E 'openssl\.cnf|OPENSSL_CONF' "$dir/trace")
 # and a password longer than SHA-1's block (the KDF hashes it with OpenSSL's SHA1()): the
 # main thread's first OpenSSL use must not initialise the library with the configuration.
 # Before the fix this read openssl.cnf in every run; without it, only when the machine was
-# busy enough for the main thread to win the race.
+# busy enough for the main thread to win the race. A --no-store run starts no set-up thread
+# now (issue 36: the set-up happens on first use), so here the main thread's own first use,
+# with its initialisation held back, is what must not read the configuration.
 if command -v cc >/dev/null; then
   here=$(cd "$(dirname "$0")/.." && pwd)
   cc -shared -fPIC -O2 -o "$dir/slow-init.so" "$here/Tests/release/slow-init.c" -ldl || fail "could not build slow-init.so"

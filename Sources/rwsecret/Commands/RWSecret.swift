@@ -51,16 +51,16 @@ struct RWSecret: ParsableCommand {
         }
         #endif
         SecretEnvironment.take()
-        // decrypt and encrypt will need OpenSSL's set-up (small since no provider fetch is made,
-        // but the library's initialisation still reads /proc and the CPU's features): let the other core do it
-        // while the arguments are parsed. No other command touches EVP. A run of one job
-        // uses one thread: there, the set-up happens when first needed.
+        // decrypt may need the keyring: load libsecret and ask the bus while the arguments
+        // are parsed (nothing reaches the Secret Service until a message needs a password), and
+        // do OpenSSL's set-up (0.2 M instructions) on another thread meanwhile. A run that opens
+        // no store (--no-store; encrypt) or has one job starts no thread at all: its set-up
+        // happens when first needed (issue 36: that thread cost a one-message run a clone3, its
+        // stack and malloc arena, about 20 page faults, for less than it overlapped).
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.contains(where: { $0 == "decrypt" || $0 == "encrypt" }) && !JobCount.isOneBeforeParsing(arguments) {
+        if let keyring = KeyringWarmUp.selector(for: arguments), !JobCount.isOneBeforeParsing(arguments) {
             Crypto.prepareInBackground()
-            // decrypt may need the keyring: load libsecret and ask the bus while the arguments
-            // are parsed (nothing reaches the Secret Service until a message needs a password).
-            KeyringWarmUp.selector(for: arguments)?.prepareKeyringInBackground()
+            keyring.prepareKeyringInBackground()
         }
         do {
             if let failure = CommandWords.check(arguments) { throw failure }
