@@ -7,8 +7,8 @@
 /// then says what the bytes are not. The chain's order is the client's (the password that
 /// opened the last message first, then the store's passwords, then the run-only ones);
 /// identities are offered to age files and OpenPGP messages after the passwords, in the order
-/// given. The first
-/// credential that fits wins, and only a message that authenticated whole is returned.
+/// given. The first credential that fits wins, and only a message that authenticated whole is
+/// returned. ``init(chain:legacyFormats:)`` takes passwords, the key and identities as one chain.
 ///
 /// `open` blocks the calling thread for the key derivations (PBKDF2, scrypt, Argon2); its
 /// `async` form runs them on a thread of its own, so no Swift concurrency thread waits.
