@@ -42,13 +42,24 @@ public enum OpenPGP {
         ///   (a key with no encryption subkey whose secret is in the file and whose algorithm
         ///   the library has).
         public static func parse(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes? = nil) throws(KeyError) -> [Identity] {
+            try parse(bytes, name: name, asking: { passphrase })
+        }
+
+        /// `parse(_:name:passphrase:)` with the passphrase asked for only when a protected key
+        /// is met, and at most once (a prompt, a secret store): an unprotected key never asks.
+        /// Nil from `passphrase` (the user cancelled) refuses the file as `needsPassphrase`.
+        public static func parse(_ bytes: some Collection<UInt8>, name: String, asking passphrase: () -> SecretBytes?) throws(KeyError) -> [Identity] {
             var binary = Array(bytes)
             defer { Crypto.cleanse(&binary) }
             let keys: [OpenPGPTransferableKey]
             do {
-                var ask: (() throws(OpenPGPKeyError) -> SecretBytes)?
-                if let passphrase { ask = { () throws(OpenPGPKeyError) -> SecretBytes in passphrase } }
-                keys = try OpenPGPTransferableKey.parse(binary, secret: true, passphrase: ask)
+                keys = try withoutActuallyEscaping(passphrase) { passphrase throws(OpenPGPKeyError) in
+                    let ask = { () throws(OpenPGPKeyError) -> SecretBytes in
+                        guard let given = passphrase() else { throw .needsPassphrase }
+                        return given
+                    }
+                    return try OpenPGPTransferableKey.parse(binary, secret: true, passphrase: ask)
+                }
             } catch {
                 throw KeyError(error)
             }

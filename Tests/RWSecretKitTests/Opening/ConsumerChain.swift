@@ -16,6 +16,17 @@ enum ConsumerChain {
         return (opened.plaintext, opened.openedBy.name.description)
     }
 
+    /// Reads a key file asking for its passphrase only when a key in it is protected (as a
+    /// prompt would): the keys' names and fingerprints, and how many times it asked.
+    static func readAsking(_ keyFile: [UInt8], passphrase: String?) throws -> (keys: [String], asked: Int) {
+        var asked = 0
+        let keys = try OpenPGP.Identity.parse(keyFile, name: "asked.key", asking: {
+            asked += 1
+            return passphrase.map { SecretBytes(utf8: $0) }
+        })
+        return (keys.map { "\($0.name) \($0.fingerprint)" }, asked)
+    }
+
     /// The code a key file that cannot be read gives (nil: it was read).
     static func keyFileRefusal(_ keyFile: [UInt8], passphrase: String? = nil) -> OpenPGP.KeyError.Code? {
         do {

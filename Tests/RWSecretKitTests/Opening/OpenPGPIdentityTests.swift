@@ -56,7 +56,18 @@ struct OpenPGPIdentityTests {
             #expect(opened.openedBy == "identity carol.key")
             #expect(ConsumerChain.keyFileRefusal(key) == .needsPassphrase)
             #expect(ConsumerChain.keyFileRefusal(key, passphrase: "not it") == .wrongPassphrase)
+            // Asked for when a protected key is met, once for the whole file; nil (cancelled) refuses it.
+            let asked = try ConsumerChain.readAsking(key, passphrase: "carol's passphrase")
+            #expect(asked.keys == ["asked.key \(fingerprint)"] && asked.asked == 1, "\(asked)")
+            do {
+                _ = try ConsumerChain.readAsking(key, passphrase: nil)
+                Issue.record("read without its passphrase")
+            } catch let error as OpenPGP.KeyError {
+                #expect(error.code == .needsPassphrase)
+            }
         }
+        // An unprotected key never asks.
+        #expect(try ConsumerChain.readAsking(try Self.fixture("kinds/openpgp-librepgp-keys/rsa.sec.asc"), passphrase: nil).asked == 0)
         let certificate = try peer.gpg(["--armor", "--export", fingerprint])
         #expect(ConsumerChain.keyFileRefusal(certificate.stdout) == .publicKey)
         #expect(ConsumerChain.keyFileRefusal(Array("not a key".utf8)) == .malformed)
