@@ -204,6 +204,22 @@ func kitKinds() async -> [String] {
             lines.append("own identity: failed: \(error)")
         }
     }
+    // An OpenPGP secret key (gpg's export) is an identity too, and one chain of mixed
+    // credentials (a password, a key file's keys, the age and OpenPGP keys) opens every kind,
+    // naming what opened each.
+    do {
+        let chain: [any ChainCredential] = [
+            ChainPassword(name: "gpg", secret: hex("33643364765e5d2d4426384059")),
+            try MessageKeys(encryptionKey: SecretBytes(Array(repeating: 1, count: 32)), hmacKey: SecretBytes(Array(repeating: 2, count: 32))),
+        ] + identities + [try OpenPGP.Identity(fixture("openpgp-librepgp-keys/rsa.sec.asc"), name: "rsa.sec.asc")]
+        let byChain = MessageOpener(chain: chain)
+        for name in ["openpgp-librepgp-keys/rsa-ocb.pgp", "openpgp/aes256-sha256-zlib.gpg", "age-x25519.age"] {
+            let opened = try await byChain.open(fixture(name))
+            lines.append("credential chain: \(opened.kind): \(opened.plaintext.count) bytes (by \(opened.openedBy.name))")
+        }
+    } catch {
+        lines.append("credential chain: failed: \(error)")
+    }
     // A custom store that throws: its error, as a DecryptionFailure whose code is store.
     do {
         _ = try await MessageOpener(client: PasswordClient(runOnly: []) { DownStore() }).open(fixture("ansible-1.1.vault"))
@@ -297,6 +313,9 @@ kinds: openpgp: 15 bytes (by gpg)
 kinds: ansible-vault: 21 bytes (by ansible)
 age recipient: to a recipient (by fresh)
 own identity: 70000 bytes (by identity held elsewhere)
+credential chain: openpgp: 42 bytes (by identity rsa.sec.asc)
+credential chain: openpgp: 15 bytes (by gpg)
+credential chain: age: 70000 bytes (by identity age-identity.txt)
 custom store: store, unavailable: the password service is down
 not a message: format: unknown version 112
 3-byte key: key of 3 bytes (needs 32)
@@ -310,4 +329,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group, an identity of its own)$linked"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group, an identity of its own, an OpenPGP key and a chain of mixed credentials)$linked"

@@ -11,6 +11,7 @@ struct LibraryDocSnippetsTests {
         import RWSecretKit
         let body = "", sharedPassword = "", v1 = "", v2 = "", requests: [String] = []
         let encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
+        let keyFileBytes: [UInt8] = [], keyPassphrase = ""
         func handle(_ plaintext: [UInt8], from: String) {}
         func reject(_ why: DecryptionFailure) {}
         """

@@ -14,6 +14,7 @@ struct PublicAPITests {
         ("func b(_ o: Opener) -> SecretBytes? { if case .password(let p) = o { p.secret } else { nil } }", "the secret of the password that opened a message"),
         ("func c() -> Decrypted { Decrypted(plaintext: [1], openedBy: .key) }", "a Decrypted that no handler verified"),
         ("let c2 = CredentialName(kind: .password, label: \"made up\")", "a credential name nothing opened"),
+        ("func c3(_ i: OpenPGP.Identity) -> Any { i.named }", "an OpenPGP identity's secret key, in the library's own form"),
         ("func d(_ p: ChainPassword) -> Any? { p.openedForm }", "ChainPassword.openedForm (the chain's hint)"),
         ("func e() -> DecryptionFailure { .lineTooLong }", "the tool's line-mode failure"),
         ("func f() -> String { FileKind.fifo.withArticle }", "the tool's wording of a file kind"),

@@ -1,12 +1,33 @@
+/// One credential of a chain: what ``MessageOpener`` is given, in order, to open messages of
+/// any kind (``MessageOpener/init(chain:legacyFormats:)``), and what it names when one opens
+/// (``CredentialName``). The library's credentials conform: a password (``ChainPassword``), the
+/// key of key-based RNCryptor messages, from a key file (``MessageKeys``), and every
+/// ``Identity`` (``Age/Identity``, ``OpenPGP/Identity``, a program's own). A program writes its
+/// own credentials as identities: a type that conforms to this protocol alone opens nothing.
+public protocol ChainCredential: Sendable {
+    /// How the credential is named when it opens a message. Never its secret.
+    var credentialName: CredentialName { get }
+}
+
 /// A secret that opens messages written to it, in age's shape (`age.Identity`'s
-/// `Unwrap(stanzas)`): given the recipient stanzas of an age header, it unwraps the file key
-/// that one of them carries for it. Passwords (``ChainPassword``) and the key of key-based
-/// RNCryptor messages (``MessageKeys``) are the chain's other credentials; what opened a
+/// `Unwrap(stanzas)`): given the wrapped keys of a message (an age header's recipient stanzas,
+/// an OpenPGP message's public-key session key packets), it unwraps the key that one of them
+/// carries for it. Passwords (``ChainPassword``) and the key of key-based RNCryptor messages
+/// (``MessageKeys``) are the chain's other credentials (``ChainCredential``); what opened a
 /// message is named by ``Opener`` and ``CredentialName``.
 ///
-/// The library's own identities conform: ``Age/Identity`` (X25519 and OpenSSH keys). A
-/// program writes its own (a key held in a hardware token, a remote service) and gives it to
-/// ``MessageOpener`` with the others, as `age.Decrypt(r, identities...)` takes any:
+/// One requirement per kind of wrapped key, each with a default that unwraps nothing: an age
+/// identity implements `unwrap(_ stanzas: [Age.Stanza])`, an OpenPGP one
+/// `unwrap(_ packets: [OpenPGP.EncryptedSessionKey])`, and neither is cast to the other. The two are
+/// not one kind-neutral stanza because they are not one thing: an age stanza carries a 16-byte
+/// file key that the header's MAC checks, an OpenPGP packet a session key and its cipher that
+/// the message's quick check, MDC or AEAD tag checks; each is the kind's own format, as its
+/// peers (age plugins, OpenPGP cards) see it.
+///
+/// The library's own identities conform: ``Age/Identity`` (X25519 and OpenSSH keys) and
+/// ``OpenPGP/Identity`` (OpenPGP secret keys). A program writes its own (a key held in a
+/// hardware token, a remote service) and gives it to ``MessageOpener`` with the others, as
+/// `age.Decrypt(r, identities...)` takes any:
 ///
 /// ```swift
 /// struct HeldElsewhere: Identity {
@@ -18,8 +39,8 @@
 /// ```
 ///
 /// An identity costs no key derivation: it is offered after the passwords, in the order given,
-/// and the first that unwraps a file key whose header MAC verifies opens the message.
-public protocol Identity: Sendable {
+/// and the first that unwraps a key the message then verifies opens it.
+public protocol Identity: ChainCredential {
     /// How it is named when it opens a message (``Opener/identity(_:)``): where it came
     /// from (a file, `FILE#N`, a store's label). Never its secret.
     var name: String { get }
@@ -28,7 +49,38 @@ public protocol Identity: Sendable {
     /// nil when none is for it (age's `ErrIncorrectIdentity`). The caller checks the header's
     /// MAC with the key returned (a wrong key opens nothing). What it throws refuses the file:
     /// a stanza of its type that is malformed, a key that cannot be reached.
+    ///
+    /// Default: nil (an identity for other kinds).
     func unwrap(_ stanzas: [Age.Stanza]) throws -> SecretBytes?
+
+    /// OpenPGP's: the session key that one of `packets` (the message's public-key encrypted
+    /// session key packets) holds for this identity; nil when none is for it. The caller
+    /// checks the key with the message (its quick check, then the MDC or the AEAD tags: a
+    /// wrong key releases nothing). What it throws refuses the message.
+    ///
+    /// Default: nil (an identity for other kinds).
+    func unwrap(_ packets: [OpenPGP.EncryptedSessionKey]) throws -> OpenPGP.SessionKey?
+}
+
+extension Identity {
+    /// No age file is written to this identity.
+    public func unwrap(_ stanzas: [Age.Stanza]) throws -> SecretBytes? { nil }
+
+    /// No OpenPGP message is written to this identity.
+    public func unwrap(_ packets: [OpenPGP.EncryptedSessionKey]) throws -> OpenPGP.SessionKey? { nil }
+
+    /// `identity NAME`.
+    public var credentialName: CredentialName { CredentialName(kind: .identity, label: name) }
+}
+
+extension ChainPassword: ChainCredential {
+    /// The password's chain name (`LABEL`, `FILE:LINE`, `prompt`).
+    public var credentialName: CredentialName { CredentialName(kind: .password, label: name) }
+}
+
+extension MessageKeys: ChainCredential {
+    /// `key-file`.
+    public var credentialName: CredentialName { CredentialName(kind: .key, label: "") }
 }
 
 /// Someone a file is written to, in age's shape (`age.Recipient`'s `Wrap(fileKey)`): it wraps

@@ -10,7 +10,7 @@ extension MessageOpener {
         public static let rncryptor = Kind(.rncryptor)
         /// An age v1 file (binary or armored), to a passphrase (scrypt) or to recipients.
         public static let age = Kind(.age)
-        /// An OpenPGP message encrypted to a password (`gpg -c`), binary or armored.
+        /// An OpenPGP message encrypted to a password (`gpg -c`) or to secret keys (``OpenPGP/Identity``), binary or armored.
         public static let openPGP = Kind(.openpgp)
         /// An Ansible Vault (`$ANSIBLE_VAULT;1.1;AES256` or `1.2` with a vault id).
         public static let ansibleVault = Kind(.ansibleVault)

@@ -1,13 +1,14 @@
 /// Opens a message of any kind the library reads — RNCryptor, age (to a passphrase or to
-/// X25519 and SSH identities), OpenPGP encrypted to a password (`gpg -c`) and Ansible
-/// Vault — with a client's chain of passwords (and key) and age identities.
+/// X25519 and SSH identities), OpenPGP (to a password, `gpg -c`, or to secret keys) and
+/// Ansible Vault — with a client's chain of passwords (and key) and identities.
 ///
 /// The kind is detected from the message's content alone, through the one registry of
 /// kinds (``kind(of:)``); a message of no known kind is tried as RNCryptor, whose failure
 /// then says what the bytes are not. The chain's order is the client's (the password that
 /// opened the last message first, then the store's passwords, then the run-only ones);
-/// identities are offered to age files after the passwords, in the order given. The first
-/// credential that fits wins, and only a message that authenticated whole is returned.
+/// identities are offered to age files and OpenPGP messages after the passwords, in the order
+/// given. The first credential that fits wins, and only a message that authenticated whole is
+/// returned. ``init(chain:legacyFormats:)`` takes passwords, the key and identities as one chain.
 ///
 /// `open` blocks the calling thread for the key derivations (PBKDF2, scrypt, Argon2); its
 /// `async` form runs them on a thread of its own, so no Swift concurrency thread waits.
@@ -16,8 +17,8 @@
 public struct MessageOpener: Sendable {
     /// The chain of passwords (and the key) every kind is offered.
     public let client: PasswordClient
-    /// The identities an age file is offered, in order: the library's (``Age/Identity``) or
-    /// the program's own (any ``Identity``).
+    /// The identities age files and OpenPGP messages are offered, in order: the library's
+    /// (``Age/Identity``, ``OpenPGP/Identity``) or the program's own (any ``Identity``).
     public let identities: [any Identity]
     /// Threads that costly password tries (age's scrypt, OpenPGP's Argon2) may use at once.
     public var jobs: Int = 1
@@ -26,7 +27,7 @@ public struct MessageOpener: Sendable {
     /// The largest plaintext an in-memory open returns (larger: ``DecryptionFailure/Code/tooLarge``).
     public var plaintextLimit: Int = 64 << 20
 
-    /// An opener over `client`'s chain, offering `identities` to age files.
+    /// An opener over `client`'s chain, offering `identities` to age files and OpenPGP messages.
     public init(client: PasswordClient, identities: [any Identity] = []) {
         self.client = client
         self.identities = identities
@@ -63,7 +64,8 @@ public struct MessageOpener: Sendable {
         do { passwords = try client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError { throw .store(error) } catch {
             throw .store(.unavailable(reason: String(describing: error), advice: ""))
         }
-        let offered = K.name == .age ? identities.filter { !$0.isOpenPGP } : []
+        // Each kind with a place for identities is offered them all: one not its type is not applicable there.
+        let offered = K.needs.identities.isEmpty ? [] : identities
         let sink = MemoryPlaintext(limit: plaintextLimit)
         let opened: MessageKinds.Decrypted
         do {

@@ -262,6 +262,7 @@ package enum OpenPGPKind: MessageKind {
 
     package static func unlock(_ header: Header, with credential: Credential) throws(KindError) -> Unlock<SessionKey> {
         if case .openPGPKey(let key) = credential { return try unlock(header, key: key) }
+        if case .identity(let own) = credential { return try unlock(header, own: own) }
         // A message to keys alone has no place for a password.
         guard case .password(let password) = credential, !header.skesks.isEmpty else { return .notApplicable }
         // One derivation per distinct S2K and key size, whatever the number of SKESKs.
