@@ -11,10 +11,12 @@ repo=$(git rev-parse --show-toplevel)
 dir="$repo/.build/thin-check"
 
 # Files not yet on the public API: their errors are counted and shown, but do not fail the
-# check. The decrypt orchestration is moving into the library (issue 33, item 4); empty this
-# list once it has, and keep it empty.
+# check. The decrypt orchestration (and the decrypt command over it) is moving into the
+# library (issue 33, item 4); empty this list once it has, and keep it empty.
 not_yet_thin='
 Decrypting/
+Commands/Decrypt.swift
+Commands/DecryptArguments.swift
 Credentials/IdentityChain.swift
 Credentials/IdentityFiles.swift
 Credentials/EncryptedIdentityFile.swift

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,7 +58,7 @@ struct RWSecret: ParsableCommand {
         // uses one thread: there, the set-up happens when first needed.
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.contains(where: { $0 == "decrypt" || $0 == "encrypt" }) && !JobCount.isOneBeforeParsing(arguments) {
-            Crypto.prepareInBackground()
+            RNCryptor.prepareInBackground()
             // decrypt may need the keyring: load libsecret and ask the bus while the arguments
             // are parsed (nothing reaches the Secret Service until a message needs a password).
             KeyringWarmUp.selector(for: arguments)?.prepareKeyringInBackground()
@@ -96,7 +97,7 @@ struct RWSecret: ParsableCommand {
     static func standardOutputStatus(_ status: ExitStatus) -> ExitStatus {
         let out = Output.standardOutput
         guard status == .success, out.failed, !out.brokenPipe else { return status }
-        Output.standardError.line("rwsecret: stdout: \(SystemError(code: out.errorCode))")
+        Output.standardError.line("rwsecret: stdout: \(Errno(rawValue: out.errorCode))")
         return .ioError
     }
 }
