@@ -45,7 +45,7 @@ public final class SecretBytes: @unchecked Sendable {
 
     /// Overwrites the bytes with zeros now (`OPENSSL_cleanse`), for a buffer kept until the
     /// process ends (a static's, which is never released): only once nothing reads it any more.
-    package func cleanseNow() {
+    public func cleanseNow() {
         Crypto.cleanse(storage)
     }
 
@@ -72,5 +72,28 @@ public final class SecretBytes: @unchecked Sendable {
             let bytes = raw.bindMemory(to: UInt8.self)
             return String(validating: bytes, as: UTF8.self)
         }
+    }
+}
+
+extension SecretBytes {
+    /// Overwrites `buffer` with zeros in a way the compiler cannot optimise away
+    /// (`OPENSSL_cleanse`): for a secret a caller holds outside a `SecretBytes` for a moment
+    /// (a line read from a terminal, a plaintext on its way to a file).
+    public static func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
+        Crypto.cleanse(buffer)
+    }
+
+    /// Overwrites an array's bytes with zeros in place (`cleanse(_:)` on its storage). Its
+    /// storage must not be shared with another copy: a shared array is copied before it is
+    /// written (copy-on-write), and the copy is wiped, not the original (see `cleanseShared(_:)`).
+    public static func cleanse(_ bytes: inout [UInt8]) {
+        Crypto.cleanse(&bytes)
+    }
+
+    /// Overwrites the storage of an array no holder will read again with zeros, also when
+    /// other copies of the array share it (no copy-on-write): for a plaintext that was
+    /// handed from thread to thread, once it has been written.
+    public static func cleanseShared(_ bytes: [UInt8]) {
+        Crypto.cleanseShared(bytes)
     }
 }

@@ -24,7 +24,7 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
     /// The default collection's object path.
     public let location: String
     /// Whether the default collection was locked when the store was opened.
-    package let isLocked: Bool
+    public let isLocked: Bool
 
 
     /// Opens the keyring's default collection. A locked collection still opens

@@ -12,16 +12,6 @@ public struct StoredPassword: Sendable {
     }
 }
 
-/// Which kind of store this is (the tool's words for it; a library user has the type).
-package enum StoreKind: String, Sendable {
-    /// The Secret Service keyring (`KeyringPasswordStore`).
-    case keyring
-    /// The encrypted vault file (`VaultPasswordStore`).
-    case file
-    /// Passwords in memory only (`MemoryPasswordStore`).
-    case memory
-}
-
 /// A password to store: its label (nil: the lowest free `password-N`) and its secret.
 public struct PasswordToAdd: Sendable {
     /// The label to store it under; nil for the lowest free `password-N`.
@@ -111,19 +101,6 @@ extension PasswordStore {
     package func add(_ secret: SecretBytes, label: String?, check: StoredSecretsCheck) throws(StoreError) -> String {
         try add([PasswordToAdd(label: label, secret: secret)], check: check)[0]
     }
-
-    /// The kind of store (the tool's words for it).
-    package var kind: StoreKind {
-        switch self {
-        case is KeyringPasswordStore: .keyring
-        case is VaultPasswordStore: .file
-        default: .memory
-        }
-    }
-
-    /// Whether the store was found locked (a locked keyring collection); its operations then
-    /// throw `locked`. A library user learns it from ``open()``.
-    package var isLocked: Bool { (self as? KeyringPasswordStore)?.isLocked ?? false }
 }
 
 /// A change made through a store.

@@ -7,8 +7,10 @@ internal import Glibc
 /// no daemon, gone when it expires, when `forget` is called, or when the login session ends.
 ///
 /// One key of type `user` per vault, described `rwsecret:vault:<absolute path>`, with a
-/// kernel timeout. Its payload is the expiry (8 bytes, big-endian Unix seconds, so `status`
-/// can say until when) followed by the passphrase.
+/// kernel timeout. Its payload is the expiry (8 bytes, big-endian Unix seconds, so that a
+/// reader can say until when) followed by the passphrase. The rwsecret tool's `vault unlock`
+/// keeps one, and its vault passphrase is looked up here first: a program that keeps or
+/// looks up a vault's passphrase here shares it with the tool.
 ///
 /// Where: the session keyring when the process has one of its own (a login session,
 /// `keyctl new_session`). Otherwise (cron, tmux started from a non-login shell, a service:
@@ -22,13 +24,13 @@ internal import Glibc
 /// own keyring, given its permissions and timeout, and only then linked where it is kept:
 /// it is never reachable with the kernel's default permissions (all rights to possessors).
 ///
-/// The only file that makes keyctl calls (through `CLinuxSyscalls`'s syscall wrappers).
-package enum SessionKeyring {
+/// Errors are ``StoreError``s (a container or an old kernel may have no keyrings).
+public enum SessionKeyring {
     /// How long a passphrase is kept when no duration is given: 15 minutes.
-    package static let defaultLifetime: Duration = .seconds(15 * 60)
+    public static let defaultLifetime: Duration = .seconds(15 * 60)
 
     /// Where a passphrase is kept.
-    package enum Place: Sendable, Equatable {
+    public enum Place: Sendable, Equatable {
         /// The login session's keyring: only this session's processes search it.
         case session
         /// The user keyring (`@u`): every process of the user finds it.
@@ -36,10 +38,11 @@ package enum SessionKeyring {
     }
 
     /// A passphrase held for a vault, and until when.
-    package struct Held: Sendable {
-        package let passphrase: SecretBytes
+    public struct Held: Sendable {
+        /// The vault's passphrase.
+        public let passphrase: SecretBytes
         /// Unix time (seconds) at which the kernel forgets it.
-        package let expiry: Int64
+        public let expiry: Int64
     }
 
     /// The key's permissions: view, read, write, search, link and set-attribute for a
@@ -66,8 +69,8 @@ package enum SessionKeyring {
     /// Keeps `passphrase` for the vault at `path` for `lifetime` (at least one second);
     /// replaces what was held for it. Returns the expiry (Unix seconds) and where it is kept.
     @discardableResult
-    package static func store(_ passphrase: SecretBytes, forVault path: String,
-                              lifetime: Duration) throws(StoreError) -> (expiry: Int64, place: Place) {
+    public static func store(_ passphrase: SecretBytes, forVault path: String,
+                             lifetime: Duration) throws(StoreError) -> (expiry: Int64, place: Place) {
         let seconds = max(1, lifetime.components.seconds)
         let expiry = Int64(time(nil)) + seconds
         let place = try store(passphrase, forVault: path, expiry: expiry) ?? placeForNewKey()
@@ -106,7 +109,7 @@ package enum SessionKeyring {
     }
 
     /// What is held for the vault at `path`, or nil when nothing is (or it has expired).
-    package static func lookUp(forVault path: String) throws(StoreError) -> Held? {
+    public static func lookUp(forVault path: String) throws(StoreError) -> Held? {
         guard let key = try find(path) else { return nil }
         var size = 1024 + 8
         while true {
@@ -132,7 +135,7 @@ package enum SessionKeyring {
     /// Forgets what is held for the vault at `path` (in the session keyring and in the user
     /// keyring); whether something was.
     @discardableResult
-    package static func forget(vault path: String) throws(StoreError) -> Bool {
+    public static func forget(vault path: String) throws(StoreError) -> Bool {
         var forgotten = false
         // One key a round; a passphrase is held in two places at most (an unlock without a
         // session keyring, and one in a login session).

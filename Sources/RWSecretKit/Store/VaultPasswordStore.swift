@@ -36,10 +36,13 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
     }
 
     /// Supplies the passphrase, only when it is needed; nil when it has no (other) answer to give.
-    package typealias PassphraseProvider = @Sendable (PassphraseRequest) throws(StoreError) -> SecretBytes?
+    /// It may throw a ``StoreError`` of its own (a passphrase that could not be asked).
+    public typealias PassphraseProvider = @Sendable (PassphraseRequest) throws(StoreError) -> SecretBytes?
 
-    /// How often a wrong passphrase may be answered before `wrongPassphrase`.
-    package static let maximumPassphraseTries = 3
+    /// How often a wrong passphrase may be answered before the store gives up with a
+    /// ``StoreError`` of code ``StoreError/Code/wrongPassphrase``: the provider is asked with
+    /// ``PassphraseRequest/open(attempt:)`` up to this attempt.
+    public static let maximumPassphraseTries = 3
 
     /// The vault file's path, as given.
     package let path: String

@@ -1,2 +1,2 @@
-/// The version of rwsecret.
-package let version = "2.0.0"
+/// The version of RWSecretKit (and of the rwsecret tool built with it), as its release is tagged.
+public let version = "2.0.0"

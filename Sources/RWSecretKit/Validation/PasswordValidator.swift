@@ -88,8 +88,8 @@ public struct PasswordValidator: Sendable {
     /// The rules every password passes: ``nonEmpty``, ``noControlCharacters``, ``maximumLength``.
     public static let standard = PasswordValidator([nonEmpty, noControlCharacters, maximumLength])
 
-    /// The minimum length of a new vault's passphrase.
-    package static let vaultPassphraseMinimumLength = 8
+    /// The minimum length, in characters, of a new vault's passphrase (``newVaultPassphrase``).
+    public static let vaultPassphraseMinimumLength = 8
 
     /// A new vault's passphrase: ``standard`` and at least 8 characters.
     public static let newVaultPassphrase = PasswordValidator([standard, minimumLength(vaultPassphraseMinimumLength)])

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,7 +49,7 @@ extension RWSecret.Encrypt {
         let name = files.first ?? "-"
         let input: InputFile
         do { input = try InputFile(name) } catch {
-            throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(Output.escaped(name)): \(error)")
+            throw CommandFailure(error.meansMissingInput ? .noInput : .ioError, "\(Output.escaped(name)): \(error)")
         }
         // The literal packet: the input's base name (none for stdin) and the time of writing.
         let fileName = name == "-" ? [] : Array((name.split(separator: "/").last.map(String.init) ?? "").utf8)
@@ -78,7 +79,7 @@ extension RWSecret.Encrypt {
             destination = OutputFile()
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        defer { Crypto.cleanse(&buffer) }
+        defer { SecretBytes.cleanse(&buffer) }
         do {
             while true {
                 let n = try buffer.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) }
@@ -87,8 +88,8 @@ extension RWSecret.Encrypt {
             }
             try writer.finalize().withUnsafeBytes { try destination.write($0) }
             try destination.commit()
-        } catch let error as SystemError {
-            if error.isBrokenPipe && (output == nil || output == "-") { return .success }
+        } catch let error as Errno {
+            if error.rawValue == EPIPE && (output == nil || output == "-") { return .success }
             throw CommandFailure(.ioError, "\(output.map { $0 == "-" ? "stdout" : Output.escaped($0) } ?? "stdout"): \(error)")
         }
         return .success

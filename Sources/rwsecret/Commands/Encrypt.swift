@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,8 +94,8 @@ extension RWSecret {
         /// `--iterations`: in range, and only for passwords (key-based messages use no PBKDF2).
         private func validateIterations() throws {
             guard let iterations else { return }
-            if !(1...KeyDerivation.maximumIterations).contains(iterations) {
-                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            if !(1...Encryptor.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(Encryptor.maximumIterations)")
             }
             if given(keyFile) { throw ValidationError("--iterations cannot be combined with --key-file (key-based messages use no PBKDF2)") }
         }
@@ -121,7 +122,7 @@ extension RWSecret {
             if writesOpenPGP { throw CommandFailure.silent(try encryptOpenPGP(global)) }
             if writesAge { throw CommandFailure.silent(try encryptAge(global)) }
             let credential = try loadCredential(global)
-            if let iterations, iterations != KeyDerivation.iterations, !global.quiet {
+            if let iterations, iterations != Encryptor.defaultIterations, !global.quiet {
                 Output.standardError.line("rwsecret: warning: --iterations \(iterations): only rwsecret (decrypt --iterations \(iterations)) and a few RNCryptor implementations read such messages")
             }
             if binary {
@@ -169,7 +170,7 @@ extension RWSecret {
 
         private func makeEncryptor(_ credential: Credential) -> Encryptor {
             switch credential {
-            case .password(let password): try! Encryptor(password: password, iterations: iterations ?? KeyDerivation.iterations)  // validate() checked the range
+            case .password(let password): try! Encryptor(password: password, iterations: iterations ?? Encryptor.defaultIterations)  // validate() checked the range
             case .keys(let keys): Encryptor(keys: keys)
             }
         }
@@ -182,7 +183,7 @@ extension RWSecret {
             let progress = quiet ? nil : ProgressLine(unit: .messages)
             progress?.expectInputs(files)
             defer { progress?.clear() }
-            let run = EncryptRun(credential: credential, iterations: iterations ?? KeyDerivation.iterations)
+            let run = EncryptRun(credential: credential, iterations: iterations ?? Encryptor.defaultIterations)
             let pipeline = OrderedPipeline<[UInt8]>(jobs: jobs) { line in
                 guard !run.stopped else { return }
                 Output.standardOutput.write(bytes: line)
@@ -196,14 +197,14 @@ extension RWSecret {
                 pipeline.drain()
                 guard Output.standardOutput.failed else { return nil }
                 if Output.standardOutput.brokenPipe { return status.exitStatus }
-                throw CommandFailure(.ioError, "stdout: \(SystemError(code: Output.standardOutput.errorCode))")
+                throw CommandFailure(.ioError, "stdout: \(Errno(rawValue: Output.standardOutput.errorCode))")
             }
             for name in files {
                 let input: InputFile
                 do { input = try InputFile(name) } catch {
                     pipeline.drain()
                     Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
-                    status.record(error.isMissingInput ? .noInput : .ioError)
+                    status.record(error.meansMissingInput ? .noInput : .ioError)
                     continue
                 }
                 progress?.startInput(input.fd)
@@ -221,15 +222,15 @@ extension RWSecret {
                         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
                         if case .tooLong = line { bytes = [UInt8](repeating: 0, count: longest + 1) }
                         if bytes.count > longest {
-                            Crypto.cleanse(&bytes)
+                            SecretBytes.cleanse(&bytes)
                             if let stopped = try stdoutFailure() { return stopped }
                             return Self.refuseLongLine(name, lines.lineNumber, longest)
                         }
                         let plaintext = PlaintextBox(bytes)
-                        Crypto.cleanse(&bytes)
+                        SecretBytes.cleanse(&bytes)
                         pipeline.submit { _, _ in run.encrypt(plaintext) }
                     }
-                } catch let error as SystemError {
+                } catch let error as Errno {
                     pipeline.drain()
                     Output.standardError.line("rwsecret: \(Output.escaped(name)): \(error)")
                     status.record(.ioError)
@@ -242,7 +243,8 @@ extension RWSecret {
         /// The longest plaintext line whose base64 message line fits decrypt's line limit
         /// (header, one more block of padding, HMAC; base64 makes 4 characters of 3 bytes).
         static func longestLine(keyBased: Bool) -> Int {
-            let header = keyBased ? 18 : MessageHeader.maximumLength
+            // RNCryptor v3's headers: version, options, [two 8-byte salts,] a 16-byte IV.
+            let header = keyBased ? 18 : 34
             let bytes = LineReader.defaultMaximumLength / 4 * 3 - header - 32  // ciphertext room
             return bytes / 16 * 16 - 1
         }
@@ -262,7 +264,7 @@ extension RWSecret {
         private func encryptBinary(file name: String, credential: Credential, runFiles: RunFiles, quiet: Bool) throws -> ExitStatus {
             let input: InputFile
             do { input = try InputFile(name) } catch {
-                throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
+                throw CommandFailure(error.meansMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             let destination: OutputFile
             // OUT that is the input would be replaced by its own encryption (decrypt refuses it too).
@@ -287,7 +289,7 @@ extension RWSecret {
             }
             let encryptor = makeEncryptor(credential)
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            defer { Crypto.cleanse(&buffer) }
+            defer { SecretBytes.cleanse(&buffer) }
             // The progress line: bytes read of the input's size (when it is a regular file).
             let progress = quiet ? nil : ProgressLine(unit: .bytes)
             defer { progress?.clear() }
@@ -303,8 +305,8 @@ extension RWSecret {
                 }
                 try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
                 try destination.commit()
-            } catch let error as SystemError {
-                if error.isBrokenPipe && (output == nil || output == "-") { Output.stdoutReaderGone = true; return .success }
+            } catch let error as Errno {
+                if error.rawValue == EPIPE && (output == nil || output == "-") { Output.stdoutReaderGone = true; return .success }
                 // stdout is named so: `-` names stdin (SPEC "Output").
                 throw CommandFailure(.ioError, "\(output.map { $0 == "-" ? "stdout" : Output.escaped($0) } ?? "stdout"): \(error)")
             }
@@ -335,7 +337,7 @@ private final class EncryptRun: @unchecked Sendable {
         }
         let message = encryptor.update(plaintext.bytes) + encryptor.finalize()
         plaintext.wipe()
-        return Array(Base64.encode(message).utf8)
+        return Array(RNCryptor.Base64.encode(message).utf8)
     }
 }
 
@@ -343,6 +345,6 @@ private final class EncryptRun: @unchecked Sendable {
 private final class PlaintextBox: @unchecked Sendable {
     private(set) var bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func wipe() { Crypto.cleanse(&bytes) }
-    deinit { Crypto.cleanse(&bytes) }
+    func wipe() { SecretBytes.cleanse(&bytes) }
+    deinit { SecretBytes.cleanse(&bytes) }
 }

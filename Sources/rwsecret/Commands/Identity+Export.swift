@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,7 +51,7 @@ extension RWSecret.Identity {
             if kind == .replaceable && lstat(output, &existing) == 0 {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(Self.existsRefusal)")
             }
-            if kind == .replaceable && !PrivateFile.canBeUnnamed(in: folder(of: output)) {
+            if kind == .replaceable && !PrivateFile.canBeUnnamed(in: folderPart(of: output)) {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(BinaryDecryption.noUnnamedFile(output))")
             }
             let stored = try CommandFailure.identityErrors { () throws -> StoredIdentity in
@@ -71,17 +72,17 @@ extension RWSecret.Identity {
                 identity.secretKeyText.withUnsafeBytes { text += $0 }
                 text.append(0x0a)
             }
-            defer { Crypto.cleanse(&text) }
+            defer { SecretBytes.cleanse(&text) }
             do {
                 if kind == .replaceable {
-                    let file = try PrivateFile(in: folder(of: output), needsName: true)
+                    let file = try PrivateFile(in: folderPart(of: output), needsName: true)
                     try file.write(text)
                     try file.sync()
                     // Made meanwhile (EEXIST): refused below, never replaced.
                     try file.link(as: output, replacing: false)
                 } else {
                     // A FIFO or a device: it exists (no O_CREAT), and is never a link (O_NOFOLLOW).
-                    let fd = try retryingOnInterrupt { open(output, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) }
+                    let fd = try retryingEINTR { open(output, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) }
                     defer { close(fd) }
                     guard isatty(fd) == 0 else { throw CommandFailure(.usage, "refusing to write a secret key to a terminal: give -o FILE") }
                     var info = stat()
@@ -90,11 +91,11 @@ extension RWSecret.Identity {
                     }
                     var done = 0
                     while done < text.count {
-                        let n = try text.withUnsafeBytes { raw in try retryingOnInterrupt { write(fd, raw.baseAddress! + done, raw.count - done) } }
+                        let n = try text.withUnsafeBytes { raw in try retryingEINTR { write(fd, raw.baseAddress! + done, raw.count - done) } }
                         done += n
                     }
                 }
-            } catch let error as SystemError {
+            } catch let error as Errno {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(OutputPath.createFailure(output, error))")
             }
             if !global.quiet {

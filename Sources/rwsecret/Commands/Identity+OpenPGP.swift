@@ -16,7 +16,7 @@ enum OpenPGPIdentityFiles {
             do {
                 if let passphraseFile {
                     var text = try readSmallFile(passphraseFile, what: "passphrase file", limit: 1 << 16)
-                    defer { Crypto.cleanse(&text) }
+                    defer { SecretBytes.cleanse(&text) }
                     // The first line, without its line end (as gpg --passphrase-file reads it).
                     let line = text.prefix { $0 != 0x0a }
                     return SecretBytes(line.last == 0x0d ? line.dropLast() : line)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,7 +95,7 @@ extension RWSecret.Identity {
             let global = try group.globals(self.global)
             // The recipient is the one thing this command gives: with nowhere to show it, no key is made.
             if StandardStreams.wasClosed(STDOUT_FILENO) {
-                throw CommandFailure(.ioError, "stdout: \(SystemError(code: EBADF)) (stdout is closed): no identity made")
+                throw CommandFailure(.ioError, "stdout: \(Errno(rawValue: EBADF)) (stdout is closed): no identity made")
             }
             try CommandFailure.identityErrors {
                 if let label { try PasswordLabel.validate(label) }
@@ -186,10 +187,10 @@ extension RWSecret.Identity {
                 bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
                 if path != "-" { IdentityFiles.warnIfLoose(path) }
             }
-            defer { Crypto.cleanse(&bytes) }
+            defer { SecretBytes.cleanse(&bytes) }
             // `age -p` of an identity file: the identity file inside, once its passphrase opens it.
             if let inside = try EncryptedIdentityFile.open(bytes, path: path == "-" ? "stdin" : path, passphraseFile: passphraseFile, orPassphraseFile: true) {
-                Crypto.cleanse(&bytes)
+                SecretBytes.cleanse(&bytes)
                 bytes = inside  // the same storage, wiped by the defer
             }
             if OpenPGPTransferableKey.looksLikeKey(bytes) {
@@ -423,6 +424,6 @@ extension RWSecret.Identity {
         let names = labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
         let what = labels.count == 1 ? "identity \(names) was" : "identities \(names) were"
         let see = labels.count == 1 ? "rwsecret identity recipient \(Output.escaped(labels[0]))" : "rwsecret identity list"
-        throw CommandFailure(.ioError, "stdout: \(SystemError(code: out.errorCode)): \(what) stored, but \(labels.count == 1 ? "its recipient was" : "their recipients were") not shown (\(see))")
+        throw CommandFailure(.ioError, "stdout: \(Errno(rawValue: out.errorCode)): \(what) stored, but \(labels.count == 1 ? "its recipient was" : "their recipients were") not shown (\(see))")
     }
 }

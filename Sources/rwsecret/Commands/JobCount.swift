@@ -149,7 +149,7 @@ struct JobCount {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
-        guard let count = try? readFully(fd, into: &bytes) else { return nil }
+        guard let count = try? readUntilFull(fd, into: &bytes) else { return nil }
         return Array(bytes[0..<count])
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,7 +60,7 @@ struct RWSecret: ParsableCommand {
         // stack and malloc arena, about 20 page faults, for less than it overlapped).
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let keyring = KeyringWarmUp.selector(for: arguments), !JobCount.isOneBeforeParsing(arguments) {
-            Crypto.prepareInBackground()
+            RNCryptor.prepareInBackground()
             keyring.prepareKeyringInBackground()
         }
         do {
@@ -96,7 +97,7 @@ struct RWSecret: ParsableCommand {
     static func standardOutputStatus(_ status: ExitStatus) -> ExitStatus {
         let out = Output.standardOutput
         guard status == .success, out.failed, !out.brokenPipe else { return status }
-        Output.standardError.line("rwsecret: stdout: \(SystemError(code: out.errorCode))")
+        Output.standardError.line("rwsecret: stdout: \(Errno(rawValue: out.errorCode))")
         return .ioError
     }
 }

@@ -16,11 +16,11 @@ extension RWSecret.Vault {
             let global = try group.globals(self.global)
             let (vault, _) = try global.vaultStore()
             do {
-                let forgotten = try SessionKeyring.forget(vault: vault.path)
+                let forgotten = try SessionKeyring.forget(vault: vault.location)
                 if !global.quiet {
                     Output.standardError.line(forgotten
                         ? "rwsecret: the vault passphrase was forgotten"
-                        : "rwsecret: no vault passphrase was held for \(vault.path)")
+                        : "rwsecret: no vault passphrase was held for \(vault.location)")
                 }
             } catch {
                 throw CommandFailure(error)

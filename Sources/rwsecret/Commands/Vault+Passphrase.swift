@@ -26,7 +26,7 @@ extension RWSecret.Vault {
             let global = try group.globals(self.global)
             let (vault, passphrase) = try global.vaultStore()
             do {
-                guard vault.exists else { throw StoreError.noVault(path: vault.path) }
+                guard vault.exists else { throw StoreError.noVault(path: vault.location) }
                 // The current passphrase first: nobody types a new one for a vault they cannot open.
                 passphrase.openPrompt = "Current vault passphrase: "
                 try vault.open()
@@ -44,12 +44,12 @@ extension RWSecret.Vault {
                 }
                 try vault.changePassphrase(to: new)
                 // What `vault unlock` holds would be wrong now: hold the new one instead, until the same time.
-                if let held = try? SessionKeyring.lookUp(forVault: vault.path) {
-                    _ = try? SessionKeyring.forget(vault: vault.path)
+                if let held = try? SessionKeyring.lookUp(forVault: vault.location) {
+                    _ = try? SessionKeyring.forget(vault: vault.location)
                     let left = held.expiry - Int64(time(nil))
-                    if left > 0 { _ = try? SessionKeyring.store(new, forVault: vault.path, lifetime: .seconds(left)) }
+                    if left > 0 { _ = try? SessionKeyring.store(new, forVault: vault.location, lifetime: .seconds(left)) }
                 }
-                if !global.quiet { Output.standardError.line("rwsecret: the vault passphrase was changed (\(vault.path))") }
+                if !global.quiet { Output.standardError.line("rwsecret: the vault passphrase was changed (\(vault.location))") }
             } catch let error as StoreError {
                 throw CommandFailure(error)
             }

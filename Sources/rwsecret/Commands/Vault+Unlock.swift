@@ -41,10 +41,10 @@ extension RWSecret.Vault {
             // Always asked anew: what is held may be the very thing to replace.
             let (vault, passphrase) = try global.vaultStore(usesSessionKeyring: false)
             do {
-                guard vault.exists else { throw StoreError.noVault(path: vault.path) }
+                guard vault.exists else { throw StoreError.noVault(path: vault.location) }
                 try vault.open()
-                guard let given = passphrase.lastGiven?.passphrase else { throw StoreError.noVault(path: vault.path) }
-                let kept = try SessionKeyring.store(given, forVault: vault.path, lifetime: .seconds(duration.seconds))
+                guard let given = passphrase.lastGiven?.passphrase else { throw StoreError.noVault(path: vault.location) }
+                let kept = try SessionKeyring.store(given, forVault: vault.location, lifetime: .seconds(duration.seconds))
                 if !global.quiet {
                     let until = "until \(VaultTime.iso8601(kept.expiry)) (\(duration))"
                     let lock = "`rwsecret vault lock` forgets it"

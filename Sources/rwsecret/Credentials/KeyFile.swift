@@ -5,7 +5,7 @@ import RWSecretKit
 enum KeyFile {
     static func load(_ path: String) throws -> MessageKeys {
         var bytes = try readSmallFile(path, what: "key file", limit: 4096)
-        defer { Crypto.cleanse(&bytes) }
+        defer { SecretBytes.cleanse(&bytes) }
         if bytes.count == 64, let keys = MessageKeys(concatenated: SecretBytes(bytes)) { return keys }
         var hex = bytes[...]
         if hex.last == UInt8(ascii: "\n") { hex = hex.dropLast() }

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,7 @@ enum RunPasswords {
     /// The passwords of a password file, in order.
     static func load(file path: String) throws -> [ChainPassword] {
         var bytes = try readSmallFile(path, what: "password file")
-        defer { Crypto.cleanse(&bytes) }
+        defer { SecretBytes.cleanse(&bytes) }
         warnIfLoose(path)
         return try parse(bytes, source: path)
     }
@@ -38,17 +39,17 @@ enum RunPasswords {
         var info = stat()
         guard !StandardStreams.wasClosed(fd), fstat(fd, &info) == 0 else {
             if StandardStreams.wasClosed(fd) { errno = EBADF }
-            throw CommandFailure(.noInput, "\(name): \(SystemError(code: errno)) (the descriptor is not open)")
+            throw CommandFailure(.noInput, "\(name): \(Errno(rawValue: errno)) (the descriptor is not open)")
         }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure(.noInput, "\(name): \(SystemError(code: EISDIR))") }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure(.noInput, "\(name): \(Errno(rawValue: EISDIR))") }
         var bytes: [UInt8] = []
-        defer { Crypto.cleanse(&bytes) }
+        defer { SecretBytes.cleanse(&bytes) }
         var chunk = [UInt8](repeating: 0, count: 1 << 12)
-        defer { Crypto.cleanse(&chunk) }
+        defer { SecretBytes.cleanse(&chunk) }
         while true {
             let n: Int
-            do throws(SystemError) { n = try readFully(fd, into: &chunk) } catch {
-                throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(name): \(error)")
+            do throws(Errno) { n = try readUntilFull(fd, into: &chunk) } catch {
+                throw CommandFailure(error.meansMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -120,7 +121,7 @@ struct StoreSelector: Sendable {
     /// The vault at the choice's path (or the path these options give); nothing is read yet.
     func openVault(_ choice: Choice? = nil, passphrase: @escaping VaultPasswordStore.PassphraseProvider,
                           lockWaiting: @escaping @Sendable () -> Void = {}) -> VaultPasswordStore {
-        VaultPasswordStore(path: choice?.vaultPath ?? vaultPath().path, passphrase: passphrase, lockWaiting: lockWaiting)
+        VaultPasswordStore(path: FilePath(choice?.vaultPath ?? vaultPath().path), passphrase: passphrase, lockWaiting: lockWaiting)
     }
 
     // MARK: - Paths

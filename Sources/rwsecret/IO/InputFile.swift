@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,21 +12,21 @@ final class InputFile {
     private let owned: Bool
 
     /// Opens `name` (`-` is stdin). A directory is refused with EISDIR.
-    init(_ name: String) throws(SystemError) {
+    init(_ name: String) throws(Errno) {
         self.name = name
         if name == "-" {
             // A stdin closed at start holds /dev/null: it reads as the closed descriptor it was.
-            if StandardStreams.wasClosed(STDIN_FILENO) { throw SystemError(code: EBADF) }
+            if StandardStreams.wasClosed(STDIN_FILENO) { throw Errno(rawValue: EBADF) }
             fd = STDIN_FILENO
             owned = false
             return
         }
-        fd = try retryingOnInterrupt { open(name, O_RDONLY | O_CLOEXEC) }
+        fd = try retryingEINTR { open(name, O_RDONLY | O_CLOEXEC) }
         owned = true
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
-            throw SystemError(code: EISDIR)
+            throw Errno(rawValue: EISDIR)
         }
     }
 
@@ -36,7 +37,7 @@ final class InputFile {
     private var pendingStart = 0
 
     /// Reads up to `count` bytes into `buffer`; 0 at end of file.
-    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(SystemError) -> Int {
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(Errno) -> Int {
         if pendingStart < pending.count {
             let n = min(count, pending.count - pendingStart)
             pending.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + pendingStart, byteCount: n) }
@@ -44,7 +45,7 @@ final class InputFile {
             if pendingStart == pending.count { pending = []; pendingStart = 0 }
             return n
         }
-        return try retryingOnInterrupt { Glibc.read(fd, buffer, count) }
+        return try retryingEINTR { Glibc.read(fd, buffer, count) }
     }
 
     /// Hands `bytes`, read from this stream, back: the next reads give them first (a stream
@@ -61,9 +62,9 @@ final class InputFile {
     }
 
     /// `fstat` of the open file.
-    func status() throws(SystemError) -> stat {
+    func status() throws(Errno) -> stat {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SystemError(code: errno) }
+        guard fstat(fd, &info) == 0 else { throw Errno(rawValue: errno) }
         return info
     }
 }

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,27 +22,27 @@ final class OutputFile {
     init() { target = .descriptor(STDOUT_FILENO, owned: false) }
 
     /// A private file in `path`'s folder, or `path` itself when it is a link or not a regular file.
-    init(replacing path: String) throws(SystemError) {
+    init(replacing path: String) throws(Errno) {
         switch try OutputPath.kind(of: path) {
         case .replaceable:
-            target = .privateFile(try PrivateFile(in: folder(of: path), needsName: true), path: path)
+            target = .privateFile(try PrivateFile(in: folderPart(of: path), needsName: true), path: path)
             var existing = stat()
             if lstat(path, &existing) == 0 { keptMode = existing.st_mode & 0o7777 }
         case .directory:
-            throw SystemError(code: EISDIR)
+            throw Errno(rawValue: EISDIR)
         case .plantedLink, .plantedFile:
-            throw SystemError(code: EACCES)
+            throw Errno(rawValue: EACCES)
         case .symbolicLink:
-            throw SystemError(code: ELOOP)
+            throw Errno(rawValue: ELOOP)
         case .openedThrough:
             // No O_CREAT: what is opened here exists (a FIFO, a device); a regular file put
             // there since (a link swapped in) is refused, as the link was.
-            let fd = try retryingOnInterrupt { open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
+            let fd = try retryingEINTR { open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
             var info = stat()
             if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
                 guard StandardStreams.namesStandardOutput(path) else {
                     close(fd)
-                    throw SystemError(code: ELOOP)
+                    throw Errno(rawValue: ELOOP)
                 }
                 _ = ftruncate(fd, 0)
             }
@@ -54,17 +55,17 @@ final class OutputFile {
     }
 
     /// Writes all of `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         switch target {
         case .descriptor(let fd, let owned):
-            if !owned && fd == STDOUT_FILENO && StandardStreams.wasClosed(fd) { throw SystemError(code: EBADF) }
-            try writeAll(fd, bytes)
+            if !owned && fd == STDOUT_FILENO && StandardStreams.wasClosed(fd) { throw Errno(rawValue: EBADF) }
+            try writeFully(fd, bytes)
         case .privateFile(let file, _): try file.write(bytes)
         }
     }
 
     /// Gives the private file OUT's name (not fsynced, as the spec says).
-    func commit() throws(SystemError) {
+    func commit() throws(Errno) {
         if case .privateFile(let file, let path) = target {
             if let keptMode { _ = fchmod(file.fd, keptMode) }
             try file.link(as: path)

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 import CLinuxSyscalls
 #if canImport(Glibc)
 import Glibc
@@ -25,11 +26,11 @@ enum OutputPath {
     }
 
     /// What is at `path`, from `lstat` (no link is followed); throws when that cannot be told.
-    static func kind(of path: String) throws(SystemError) -> Kind {
+    static func kind(of path: String) throws(Errno) -> Kind {
         var link = stat()
         guard lstat(path, &link) == 0 else {
             if errno == ENOENT { return .replaceable }
-            throw SystemError.current
+            throw Errno.now
         }
         switch link.st_mode & S_IFMT {
         case S_IFREG where isPlanted(path, link), S_IFIFO where isPlanted(path, link): return .plantedFile
@@ -68,7 +69,7 @@ enum OutputPath {
     static func refusal(_ kind: Kind) -> String? {
         switch kind {
         case .replaceable, .openedThrough: nil
-        case .directory: "cannot create: \(SystemError(code: EISDIR))"
+        case .directory: "cannot create: \(Errno(rawValue: EISDIR))"
         case .symbolicLink: "cannot create: " + symbolicLinkRefusal
         case .plantedLink: "cannot create: a symbolic link owned by another user in a sticky world-writable folder (not followed)"
         case .plantedFile: "cannot create: a FIFO or file owned by another user in a sticky world-writable folder (not written)"
@@ -87,7 +88,7 @@ enum OutputPath {
     /// `lstat(path)`.
     private static func isPlanted(_ path: String, _ link: stat) -> Bool {
         var parent = stat()
-        guard stat(folder(of: path), &parent) == 0 else { return false }
+        guard stat(folderPart(of: path), &parent) == 0 else { return false }
         let sticky = parent.st_mode & S_ISVTX != 0
         let worldWritable = parent.st_mode & S_IWOTH != 0
         return sticky && worldWritable && link.st_uid != geteuid() && link.st_uid != parent.st_uid
@@ -101,13 +102,13 @@ extension OutputPath {
     /// there a refused unnamed file (EOPNOTSUPP) means "no new files", not a FUSE-like filesystem.
     static func inPseudoFilesystem(_ path: String) -> Bool {
         let pseudo: Set<Int> = [0x9fa0, 0x6265_6572, 0x6462_6720, 0x0027_e0eb, 0x6367_7270]  // proc, sysfs, debugfs, cgroup, cgroup2
-        return pseudo.contains(Int(rws_filesystem_type(folder(of: path))))
+        return pseudo.contains(Int(rws_filesystem_type(folderPart(of: path))))
     }
 
-    static func createFailure(_ path: String, _ error: SystemError) -> String {
+    static func createFailure(_ path: String, _ error: Errno) -> String {
         var info = stat()
-        let parent = folder(of: path)
-        if error.code == ENOENT, stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+        let parent = folderPart(of: path)
+        if error.rawValue == ENOENT, stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             return "cannot create: the folder \(Output.escaped(parent)) does not take new files (\(error))"
         }
         return "cannot create: \(error)"

@@ -279,7 +279,7 @@ final class ProgressLine: Sendable {
 
     private static func writeToStderr(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in try? writeAll(STDERR_FILENO, UnsafeRawBufferPointer(bytes)) }
+        text.withUTF8 { bytes in try? writeFully(STDERR_FILENO, UnsafeRawBufferPointer(bytes)) }
     }
 
     // MARK: - Other writers

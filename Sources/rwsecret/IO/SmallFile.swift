@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,8 @@ func readSmallFile(_ path: String, what: String, limit: Int = 16 << 20) throws -
         let n: Int
         do {
             n = try chunk.withUnsafeMutableBytes { raw in try file.read(into: raw.baseAddress!, count: raw.count) }
-        } catch let error as SystemError {
-            throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(Output.escaped(path)): \(error)")
+        } catch let error as Errno {
+            throw CommandFailure(error.meansMissingInput ? .noInput : .ioError, "\(Output.escaped(path)): \(error)")
         }
         if n == 0 { break }
         bytes.append(contentsOf: chunk[0..<n])

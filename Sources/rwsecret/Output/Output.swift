@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import RWSecretKit
+import SystemPackage
 
 /// Buffered writing to a file descriptor, with explicit flushes (stdout is flushed per message).
 final class Output: @unchecked Sendable {
@@ -47,13 +48,13 @@ final class Output: @unchecked Sendable {
         defer { wipe(); buffer.removeAll(keepingCapacity: true) }
         guard !failed, !buffer.isEmpty else { return }
         ProgressLine.eraseBeforeWriting(to: fd)  // never text after the progress line on one terminal line
-        do throws(SystemError) {
-            if closedAtStart { throw SystemError(code: EBADF) }
-            try writeAll(fd, buffer)
+        do throws(Errno) {
+            if closedAtStart { throw Errno(rawValue: EBADF) }
+            try writeFully(fd, buffer)
         } catch {
             failed = true
-            errorCode = error.code
-            brokenPipe = error.isBrokenPipe
+            errorCode = error.rawValue
+            brokenPipe = error.rawValue == EPIPE
         }
     }
 
@@ -88,6 +89,6 @@ final class Output: @unchecked Sendable {
     }
 
     private func wipe() {
-        buffer.withUnsafeMutableBytes { Crypto.cleanse($0) }
+        buffer.withUnsafeMutableBytes { SecretBytes.cleanse($0) }
     }
 }

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,7 +65,7 @@ final class RecordWriter {
             counts.decrypted += 1
             // Wiped where it is, once written: `var copy` + `cleanse(&copy)` wiped a copy made
             // on write (the result shares the storage) and left the plaintext in memory.
-            defer { Crypto.cleanseShared(decrypted.plaintext) }
+            defer { SecretBytes.cleanseShared(decrypted.plaintext) }
             format.decrypted(place, decrypted.plaintext, openedBy: decrypted.openedBy)
             Output.standardOutput.flush()
         case .failure(let failure):
@@ -90,9 +91,9 @@ final class RecordWriter {
     }
 
     /// An input that could not be opened or read to its end.
-    func unreadable(_ source: String, _ error: SystemError) {
+    func unreadable(_ source: String, _ error: Errno) {
         inputFailed(source, "\(error)")
-        status.record(error.isMissingInput ? .noInput : .ioError)
+        status.record(error.meansMissingInput ? .noInput : .ioError)
     }
 
     /// An input that holds a raw message, not base64 lines.
@@ -168,7 +169,7 @@ final class RecordWriter {
         if Output.standardOutput.brokenPipe {
             stopped = status.exitStatus
         } else {
-            Output.standardError.line("rwsecret: stdout: \(SystemError(code: Output.standardOutput.errorCode))")
+            Output.standardError.line("rwsecret: stdout: \(Errno(rawValue: Output.standardOutput.errorCode))")
             stopped = .ioError
         }
     }

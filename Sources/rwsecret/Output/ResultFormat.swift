@@ -38,7 +38,7 @@ struct TextFormat: ResultFormat {
         }
         if escapesControls, TerminalText.needsEscaping(plaintext) {
             var shown = TerminalText.escaped(plaintext)
-            defer { Crypto.cleanse(&shown) }
+            defer { SecretBytes.cleanse(&shown) }
             Output.standardOutput.write(bytes: shown)
             TerminalText.sayOnce()
         } else {
@@ -63,14 +63,14 @@ struct JSONFormat: ResultFormat {
         // A UTF-8 plaintext is escaped byte by byte into a buffer wiped once written: through
         // Strings (the text, its escaped form, the object) it left copies nobody could wipe.
         guard var escaped = Self.escapedString(utf8: plaintext) else {
-            members.append(("plaintext_base64", .string(Base64.encode(plaintext))))
+            members.append(("plaintext_base64", .string(RNCryptor.Base64.encode(plaintext))))
             members.append(("password", .string(openedBy.words)))
             // Only for v0 and v1: a record without it had its header and ciphertext authenticated.
             if place.ciphertextOnly { members.append(("authenticated", .string("ciphertext-only"))) }
             Output.standardOutput.line(JSON.object(members))
             return
         }
-        defer { Crypto.cleanse(&escaped) }
+        defer { SecretBytes.cleanse(&escaped) }
         // The object so far, without its closing brace.
         let opening = JSON.object(members).dropLast()
         Output.standardOutput.write(String(opening) + #","plaintext":"#)
@@ -108,7 +108,7 @@ struct JSONFormat: ResultFormat {
                 out.append(UInt8(ascii: "\""))
                 return out
             case .error:
-                Crypto.cleanse(&out)
+                SecretBytes.cleanse(&out)
                 return nil
             }
         }
@@ -144,7 +144,7 @@ struct JSONFormat: ResultFormat {
                 members.append(("literal_name", .string(name)))
             } else {
                 members.append(("literal_name", .null))
-                members.append(("literal_name_base64", .string(Base64.encode(literal.name))))
+                members.append(("literal_name_base64", .string(RNCryptor.Base64.encode(literal.name))))
             }
             members.append(("literal_date", literal.date == 0 ? .null : .string(literal.isoDate)))
             if !literal.signatures.isEmpty {
@@ -159,7 +159,7 @@ struct JSONFormat: ResultFormat {
                     members.append(("id", .string(text)))
                 } else {
                     members.append(("id", .null))
-                    members.append(("id_base64", .string(Base64.encode(id))))
+                    members.append(("id_base64", .string(RNCryptor.Base64.encode(id))))
                 }
             } else {
                 members.append(("id", .null))

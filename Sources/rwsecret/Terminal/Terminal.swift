@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -189,7 +190,7 @@ extension Terminal {
     ) throws -> SecretBytes {
         let line = readLine(from: STDIN_FILENO)
         var byte: UInt8 = 0
-        let n = (try? retryingOnInterrupt { Glibc.read(STDIN_FILENO, &byte, 1) }) ?? -1
+        let n = (try? retryingEINTR { Glibc.read(STDIN_FILENO, &byte, 1) }) ?? -1
         byte = 0
         if n > 0 { throw CommandFailure(.dataError, refusal) }
         return line
@@ -199,11 +200,11 @@ extension Terminal {
     /// its LF and a trailing CR, kept to `maximumLineLength + 1` bytes, in a wiped buffer.
     private static func readLine(from fd: Int32) -> SecretBytes {
         var line: [UInt8] = []
-        defer { Crypto.cleanse(&line) }
+        defer { SecretBytes.cleanse(&line) }
         line.reserveCapacity(maximumLineLength + 1)  // no reallocation leaves unwiped copies
         var byte: UInt8 = 0
         while true {
-            let n = (try? retryingOnInterrupt { Glibc.read(fd, &byte, 1) }) ?? -1
+            let n = (try? retryingEINTR { Glibc.read(fd, &byte, 1) }) ?? -1
             if n <= 0 || byte == UInt8(ascii: "\n") { break }
             if line.count <= maximumLineLength { line.append(byte) }
         }

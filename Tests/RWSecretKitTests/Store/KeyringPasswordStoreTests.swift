@@ -25,7 +25,6 @@ final class KeyringPasswordStoreTests {
         #expect(try KeyringPasswordStore.secretServiceIsRunning())
         #expect(store.location == keyring.collectionPath)
         #expect(store.isLocked == false)
-        #expect(store.kind == .keyring)
     }
 
     @Test func addListsInOrderAndSecretToolFindsTheItems() throws {

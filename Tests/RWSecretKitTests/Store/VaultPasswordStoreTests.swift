@@ -63,7 +63,6 @@ struct VaultPasswordStoreTests {
         let reopened = store(at: path, passphrase: Passphrase("correct horse battery"))
         #expect(try reopened.labels() == ["password-1", "password-2", "renamed", "password-3", "password-4"])
         #expect(try reopened.passwords().map(\.secret.testString) == secrets)
-        #expect(reopened.kind == .file)
         #expect(reopened.location == path)
     }
 

@@ -103,3 +103,12 @@ public final class Encryptor: @unchecked Sendable {
         return bytes
     }
 }
+
+extension Encryptor {
+    /// The PBKDF2 iterations of a password-based message made without `iterations:`:
+    /// RNCryptor v3's 10,000, the only count other RNCryptor readers assume.
+    public static let defaultIterations = KeyDerivation.iterations
+
+    /// The most PBKDF2 iterations ``init(password:iterations:)`` accepts (`Int32.max`).
+    public static let maximumIterations = KeyDerivation.maximumIterations
+}

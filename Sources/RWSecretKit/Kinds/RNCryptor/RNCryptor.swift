@@ -37,6 +37,19 @@ public enum RNCryptor {
 }
 
 extension RNCryptor {
+    /// Starts the one-time set-up of the primitives RNCryptor messages use (OpenSSL's
+    /// initialisation, AES-256-CBC, HMAC-SHA256, and the choice of PBKDF2 kernel) on a thread
+    /// of its own, and returns at once.
+    ///
+    /// Optional: everything happens on first use anyway. A program that is about to decrypt
+    /// can call it first thing, so that the set-up overlaps its own start-up work (parsing
+    /// arguments, opening files). Safe to call from any thread, any number of times.
+    public static func prepareInBackground() {
+        Crypto.prepareInBackground()
+    }
+}
+
+extension RNCryptor {
     /// Base64, as RNCryptor messages travel in text (standard or URL-safe alphabet).
     public enum Base64 {
         /// The standard, padded base64 of `bytes`.
