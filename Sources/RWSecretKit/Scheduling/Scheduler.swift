@@ -47,6 +47,8 @@ package final class Scheduler: @unchecked Sendable {
     /// Threads waiting for work, and the wake-ups sent to them and not yet taken.
     private var idle = 0
     private var wakes = 0
+    /// The pool's threads (a fork on one of them does not widen the pool).
+    private var poolThreads: Set<pthread_t> = []
     /// One entry per helper a fork still wants, taken before any task.
     private var helpers: [Fork] = []
     private var tasks: [Task] = []
@@ -157,6 +159,7 @@ package final class Scheduler: @unchecked Sendable {
     /// A pool thread's life: helpers first, then tasks, one after another, forever.
     private func serve() -> Never {
         pthread_mutex_lock(mutex)
+        poolThreads.insert(pthread_self())
         while true {
             if runOne() { continue }
             idle += 1
@@ -199,8 +202,9 @@ package final class Scheduler: @unchecked Sendable {
             let fork = Fork(body)
             var spawn = 0
             withLock {
-                // The caller is one of the `width`; a pool thread's place in the pool is its own.
-                self.width = max(self.width, width - 1)
+                // The caller is one of the `width`. A pool thread's fork takes the threads that
+                // are free (the pool is as wide as `--jobs` already); another caller's may widen it.
+                if !poolThreads.contains(pthread_self()) { self.width = max(self.width, width - 1) }
                 for _ in 1..<width {
                     helpers.append(fork)
                     if wakeOrSpawn() { spawn += 1 }
