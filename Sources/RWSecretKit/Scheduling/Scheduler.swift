@@ -11,7 +11,8 @@ internal import Glibc
 ///   (`AgeScryptBatch`, `MessageKinds`), and a stream's chunk ring and deciphering
 ///   (`ChunkRing`, `SpoolDecipher`): each a fork (`fork(width:_:)`, `forEach(_:width:_:)`),
 ///   run by the calling thread and whichever pool threads are free to help;
-/// - the memory of scrypt and Argon2 tries and of the chunk ring's buffers (`reserve`).
+/// - the memory of scrypt and Argon2 tries and of the chunk ring's buffers (`reserve`, within
+///   the run's `--memory`: `limitMemory`).
 ///
 /// The scheduler decides only *who runs* the work. *Which* work runs stays with its owner:
 /// `SearchGate` orders each walk's passwords, the pipeline picks the item a thread takes next
@@ -52,8 +53,9 @@ package final class Scheduler: @unchecked Sendable {
     /// One entry per helper a fork still wants, taken before any task.
     private var helpers: [Fork] = []
     private var tasks: [Task] = []
-    /// Bytes reserved now (`reserve`).
+    /// Bytes reserved now (`reserve`), and the run's whole budget once the run has said it.
     private var reserved = 0
+    private var runLimit = 0
 
     /// A queued task, and what to do once the task (and everything it captured) is released.
     private final class Task: @unchecked Sendable {
@@ -280,14 +282,23 @@ package final class Scheduler: @unchecked Sendable {
         deinit { release() }
     }
 
+    /// The run's whole memory budget (`decrypt --memory`, resolved): what every part of the run
+    /// reserves together at most. A part's own view of it (a file's share, `TryBudget.memory`)
+    /// bounds that part alone.
+    package func limitMemory(to bytes: Int) {
+        withLock { runLimit = max(0, bytes) }
+    }
+
     /// The memory budget every part of a run draws from: holds `bytes` once the bytes reserved
-    /// by others and `bytes` fit in `limit` (the run's budget, `TryBudget.memory` for tries),
-    /// waiting for others' releases until they do. A request larger than the limit waits
-    /// until nothing else is reserved, then runs alone: the budget bounds how much runs
-    /// together, never whether something can run. Hold no other reservation while asking.
+    /// by others and `bytes` fit in the run's budget (`limitMemory`), or in `limit` (the part's
+    /// view of it, `TryBudget.memory` for tries) when that is larger or the run has not said,
+    /// waiting for others' releases until they do. A request larger than that waits until
+    /// nothing else is reserved, then runs alone: the budget bounds how much runs together,
+    /// never whether something can run. Hold no other reservation while asking.
     package func reserve(_ bytes: Int, within limit: Int) -> Reservation {
         let bytes = max(0, bytes)
         withLock {
+            let limit = max(limit, runLimit)
             while reserved > 0 && reserved + bytes > limit { pthread_cond_wait(finished, mutex) }
             reserved += bytes
         }

@@ -69,4 +69,21 @@ struct SchedulerTests {
         #expect(got.withLock { $0 })
         #expect(scheduler.bytesReserved == 0)
     }
+
+    // Whole files at --jobs N each try within a share of --memory (KindWalk): the shares are
+    // views of the run's one budget, and N of them fit in it together.
+    @Test("memory: shares of the run's budget (limitMemory) hold together, each within its own view")
+    func sharesOfTheRunsBudget() {
+        let scheduler = Scheduler()
+        scheduler.limitMemory(to: 100)
+        let first = scheduler.reserve(50, within: 50)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let second = scheduler.reserve(50, within: 50)
+            finished.signal()
+            second.release()
+        }
+        #expect(finished.wait(timeout: .now() + 60) == .success, "the second share waited for the first")
+        first.release()
+    }
 }
