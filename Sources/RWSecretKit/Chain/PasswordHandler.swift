@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The handler of one password: tries it on password-based messages, else passes the message on.
 ///
 /// A handler derives only the HMAC key of its password and checks it in constant
@@ -161,7 +159,8 @@ package final class PasswordHandler: DecryptionHandler {
         }
     }
 
-    /// The HMAC keys of `forms` for `message`, on up to `threads` threads.
+    /// The HMAC keys of `forms` for `message`, on up to `threads` threads (this one and the
+    /// scheduler's threads free to help).
     private static func hmacKeys(for message: Message, forms: [SecretBytes], threads: Int, iterations: Int) -> [SecretBytes] {
         guard let salts = message.header.salts else { preconditionFailure("the chain handles password-based messages only") }
         let requests = forms.map { (password: $0, salt: salts.hmac) }
@@ -170,7 +169,7 @@ package final class PasswordHandler: DecryptionHandler {
         let groups = stride(from: 0, to: requests.count, by: size).map { Array(requests[$0..<min($0 + size, requests.count)]) }
         if threads > 1, groups.count > 1 {
             let results = ResultSlots<[SecretBytes]>(count: groups.count)
-            DispatchQueue.concurrentPerform(iterations: groups.count) { index in
+            Scheduler.shared.forEach(groups.count, width: threads) { index in
                 results[index] = KeyDerivation.keys(groups[index], iterations: iterations)
             }
             keys = results.values.flatMap { $0 }

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Opening a message of a whole-input kind (age, Ansible Vault, OpenPGP) with a chain's
 /// passwords and identities. What a message is, `KindRegistry` tells.
 package enum MessageKinds {
@@ -151,11 +149,10 @@ extension MessageKinds {
                 let (header, batch, unlock) = shared.value
                 do throws(KindError) { slots[index] = .success(try unlock(header, batch[index].credential)) } catch { slots[index] = .failure(error) }
             }
-            if batch.count > 1 {
-                DispatchQueue.concurrentPerform(iterations: batch.count, execute: attempt)
-            } else {
-                attempt(0)
-            }
+            // A costly batch's memory comes from the run's one budget, as age's scrypt's does.
+            let memory = Scheduler.shared.reserve(costly.map { batch.count * $0.memory } ?? 0, within: budget.memory)
+            Scheduler.shared.forEach(batch.count, width: batch.count, attempt)
+            memory.release()
             tries: for (index, offer) in batch.enumerated() {
                 let unlocked: Unlock<K.Key>
                 switch slots[index]! {

@@ -35,10 +35,17 @@ enum MemoryBudget {
 
     /// The budget for this run: `--memory` when given, else half the memory available now;
     /// with why, for `--verbose`.
+    /// It is also the scheduler's (`Scheduler.limitMemory`): the run's tries and chunk ring together.
     static func resolve(option: String?) -> (bytes: Int, reason: String) {
-        if let option, let bytes = parse(option) { return (bytes, "--memory") }
-        let (bytes, limit) = availableWithLimit()
-        return (bytes / 2, "half the memory available" + (limit.map { " (\($0))" } ?? ""))
+        let resolved: (bytes: Int, reason: String)
+        if let option, let bytes = parse(option) {
+            resolved = (bytes, "--memory")
+        } else {
+            let (bytes, limit) = availableWithLimit()
+            resolved = (bytes / 2, "half the memory available" + (limit.map { " (\($0))" } ?? ""))
+        }
+        Scheduler.shared.limitMemory(to: resolved.bytes)
+        return resolved
     }
 
     /// `MemAvailable` of /proc/meminfo (else the free pages), capped by what this process's

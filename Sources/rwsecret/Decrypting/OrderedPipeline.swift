@@ -1,4 +1,5 @@
 import Dispatch
+import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,8 +12,8 @@ import Glibc
 /// bounded by `jobs`, and finished-but-undelivered results by a window of
 /// `window(jobs:stretches:)` items (and, past `4 × jobs`, of `byteBudget` bytes), so
 /// memory stays bounded whatever the input. With `jobs == 1` everything runs inline on
-/// the calling thread; otherwise on up to `jobs` threads of the pipeline's own
-/// (`WorkerThreads`).
+/// the calling thread; otherwise on up to `jobs` threads of the library's one pool
+/// (`Scheduler`, widened to `jobs`), which the items' own parallel work shares.
 ///
 /// **Stretches** (`decrypt`). The threads do not take the items in submission order:
 /// each takes the item after the one it has just done while nobody has taken it, else
@@ -36,7 +37,6 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// Counts the items waiting in `waiting` (a worker takes one per signal).
     private let ready = DispatchSemaphore(value: 0)
     private let group = DispatchGroup()
-    private let workers: WorkerThreads
     /// Items submitted and not started, in submission order.
     private var waiting: [(sequence: Int, work: Work)] = []
     private var pending: [Int: Result] = [:]
@@ -78,7 +78,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         self.jobs = jobs
         self.stretches = stretches
         self.deliver = deliver
-        workers = WorkerThreads(limit: jobs)
+        Scheduler.shared.widen(to: jobs)
         running = DispatchSemaphore(value: jobs)
         window = DispatchSemaphore(value: Self.window(jobs: jobs, stretches: stretches))
     }
@@ -160,7 +160,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
         // `leave` only once the worker has let go of it and all it holds (the pipeline, and
         // through it the session and the chain's passwords): the run may end, and the process
         // exit, at once after it.
-        workers.run { [self] in serve() } then: { [group] in group.leave() }
+        Scheduler.shared.run({ [self] in serve() }, then: { [group] in group.leave() })
     }
 
     /// Waits until item `sequence` of `bytes` fits: fewer than `4 × jobs` items before it are
@@ -254,84 +254,5 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
                 }
             }
         }
-    }
-}
-
-/// Threads of a pipeline's own, started as work comes (at most `limit`), that wait for
-/// more once started, until the process ends.
-///
-/// Not Dispatch's global queue: its pool is about as wide as the cores, and it adds a
-/// thread for one that blocks only after a while. A job here is a key derivation, which
-/// holds a core, so `--jobs N` needs N threads at once from the first message, whatever
-/// Dispatch's guess (and the scale model, whose derivations sleep, shows it: on two
-/// cores Dispatch kept two of `--jobs 8`'s derivations in flight, these threads eight).
-private final class WorkerThreads: @unchecked Sendable {
-    // All mutable state is guarded by `lock`; `ready` counts the queued items.
-    private let limit: Int
-    private let lock = Lock()
-    private let ready = DispatchSemaphore(value: 0)
-    private var queue: [Item] = []
-
-    /// A queued job, and what to do once the job (and everything it captured) is released.
-    private final class Item: @unchecked Sendable {
-        var work: (@Sendable () -> Void)?
-        let done: @Sendable () -> Void
-        init(_ work: @escaping @Sendable () -> Void, done: @escaping @Sendable () -> Void) {
-            self.work = work
-            self.done = done
-        }
-    }
-    private var threads = 0
-    private var idle = 0
-    init(limit: Int) { self.limit = max(1, limit) }
-
-    /// Runs `work` on an idle thread, or on a new one while fewer than `limit` run; then
-    /// releases it, then calls `done`.
-    func run(_ work: @escaping @Sendable () -> Void, then done: @escaping @Sendable () -> Void) {
-        let spawn = lock.withLock {
-            queue.append(Item(work, done: done))
-            if idle > 0 {
-                idle -= 1
-                return false
-            }
-            guard threads < limit else { return false }
-            threads += 1
-            return true
-        }
-        ready.signal()
-        guard spawn else { return }
-        var attributes = pthread_attr_t()
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self)
-        var started = pthread_attr_init(&attributes) == 0
-        if started {
-            pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-            started = pthread_create(&thread, &attributes, { context in
-                Unmanaged<WorkerThreads>.fromOpaque(context!).takeRetainedValue().serve()
-            }, context.toOpaque()) == 0
-            pthread_attr_destroy(&attributes)
-        }
-        if !started {
-            // No thread to be had: the queued item still runs, on Dispatch's pool.
-            context.release()
-            lock.withLock { threads -= 1 }
-            DispatchQueue.global().async { [self] in runOne() }
-        }
-    }
-
-    /// A thread's life: the queued items, one after another, forever.
-    private func serve() -> Never {
-        while true {
-            runOne()
-            lock.withLock { idle += 1 }
-        }
-    }
-
-    private func runOne() {
-        ready.wait()
-        let item = lock.withLock { queue.removeFirst() }
-        item.work?()
-        item.work = nil  // its captures go now (secrets wiped as they are released), before `done`
-        item.done()
     }
 }

@@ -1,8 +1,7 @@
-import Dispatch
-
 /// Several passwords tried at once against an age scrypt stanza: each try costs one scrypt
-/// (age's default, work factor 18: 256 MiB and about a second), so up to `jobs` run on threads
-/// of their own, as many as the run's memory budget (`TryBudget`) holds. The outcome is decided
+/// (age's default, work factor 18: 256 MiB and about a second), so up to `jobs` run at once, on
+/// this thread and the scheduler's threads free to help (`Scheduler`), as many as the run's
+/// memory budget (`TryBudget`, drawn from the scheduler's one budget) holds. The outcome is decided
 /// in chain order: the first password of the list whose file key unwraps wins, whatever
 /// finishes first.
 package struct AgeScryptBatch {
@@ -89,11 +88,10 @@ package struct AgeScryptBatch {
             let unwrap: @Sendable (Int) -> Void = { index in
                 slots[index] = AgeKind.unwrapScrypt(scrypt, password: batch[index])
             }
-            if batch.count > 1 {
-                DispatchQueue.concurrentPerform(iterations: batch.count, execute: unwrap)
-            } else {
-                unwrap(0)
-            }
+            // The batch's memory comes from the run's one budget (a chunk ring's buffers draw from it too).
+            let memory = Scheduler.shared.reserve(batch.count * Self.memoryPerTry(logN: scrypt.logN), within: budget.memory)
+            Scheduler.shared.forEach(batch.count, width: batch.count, unwrap)
+            memory.release()
             var retry: Int?
             for index in 0..<batch.count {
                 if case .outOfMemory? = slots[index] {

@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -15,8 +14,9 @@ enum ReadResult {
 ///
 /// Any thread runs any lane that has a chunk waiting — the one furthest behind first,
 /// so that slots come free — and only the calling thread reads (and reports progress).
-/// A slot is read into again once every lane is done with its chunk. With one thread,
-/// the calling thread does it all in turn; no other thread is started.
+/// A slot is read into again once every lane is done with its chunk. The other threads are
+/// the scheduler's that are free to help (`Scheduler.fork`); with none (one thread, or all
+/// busy) the calling thread does it all in turn.
 final class ChunkRing: @unchecked Sendable {
     let slots: Int
     let slotSize: Int
@@ -32,9 +32,14 @@ final class ChunkRing: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
+    /// The ring's bytes in the run's one memory budget (`Scheduler.reserve`): tries of a costly
+    /// KDF wait for them; the ring itself never waits (its few MiB are what a stream needs at least).
+    private let reservation: Scheduler.Reservation
+
     init(slots: Int, slotSize: Int) {
         self.slots = slots
         self.slotSize = slotSize
+        reservation = Scheduler.shared.reserve(slots * slotSize, within: .max)
         memory = .allocate(byteCount: slots * slotSize, alignment: 16)
         bodies = Array(repeating: 0..<0, count: slots)
         pending = Array(repeating: 0, count: slots)
@@ -45,6 +50,7 @@ final class ChunkRing: @unchecked Sendable {
     deinit {
         Crypto.cleanse(memory)
         memory.deallocate()
+        reservation.release()
         pthread_mutex_destroy(mutex)
         pthread_cond_destroy(condition)
         mutex.deallocate()
@@ -63,22 +69,9 @@ final class ChunkRing: @unchecked Sendable {
         next = Array(repeating: 0, count: lanes)
         busy = Array(repeating: false, count: lanes)
         publish(slot: 0, body: first, last: firstIsLast, lanes: lanes)
-        guard threads > 1 else {
-            work(reader: true, lanes: lanes, read: read, consume: consume)
-            return firstFailure()
-        }
-        withoutActuallyEscaping(read) { read in
-            withoutActuallyEscaping(consume) { consume in
-                let box = UncheckedBox((read, consume))
-                let group = DispatchGroup()
-                for _ in 1..<threads {
-                    DispatchQueue.global().async(group: group) {
-                        self.work(reader: false, lanes: lanes, read: box.value.0, consume: box.value.1)
-                    }
-                }
-                work(reader: true, lanes: lanes, read: read, consume: consume)
-                group.wait()
-            }
+        // This thread reads (and runs lanes); the scheduler's threads free to help run lanes.
+        Scheduler.shared.fork(width: threads) { helper in
+            work(reader: helper == 0, lanes: lanes, read: read, consume: consume)
         }
         return firstFailure()
     }
@@ -140,10 +133,4 @@ final class ChunkRing: @unchecked Sendable {
             pthread_cond_wait(condition, mutex)
         }
     }
-}
-
-/// A value handed to the ring's worker threads, which only call it.
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

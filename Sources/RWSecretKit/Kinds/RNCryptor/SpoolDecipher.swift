@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -80,10 +79,8 @@ final class SpoolDecipher: @unchecked Sendable {
         nextToWrite = 0
         let workers = min(threads, chunks)
         if workers > 1 {
-            let group = DispatchGroup()
-            for _ in 1..<workers { DispatchQueue.global().async(group: group) { self.work(chunks: chunks, to: fd) } }
-            work(chunks: chunks, to: fd)
-            group.wait()
+            // This thread and the scheduler's threads free to help, each taking the next chunk.
+            Scheduler.shared.fork(width: workers) { _ in work(chunks: chunks, to: fd) }
         } else if chunks > 0 {
             work(chunks: chunks, to: fd)
         }
