@@ -32,7 +32,7 @@ public final class OrderedPipeline<Result>: @unchecked Sendable {
     // All mutable state is guarded by `lock`.
     private let jobs: Int
     private let stretches: Bool
-    private let lock = PipelineLock()
+    private let lock = ThreadLock()
     private let window: DispatchSemaphore
     /// At most `jobs` items run at once: the workers', and the deferred one `drain` runs here.
     private let running: DispatchSemaphore
@@ -272,7 +272,7 @@ public final class OrderedPipeline<Result>: @unchecked Sendable {
 private final class WorkerThreads: @unchecked Sendable {
     // All mutable state is guarded by `lock`; `ready` counts the queued items.
     private let limit: Int
-    private let lock = PipelineLock()
+    private let lock = ThreadLock()
     private let ready = DispatchSemaphore(value: 0)
     private var queue: [Item] = []
 
@@ -337,23 +337,5 @@ private final class WorkerThreads: @unchecked Sendable {
         item.work?()
         item.work = nil  // its captures go now (secrets wiped as they are released), before `done`
         item.done()
-    }
-}
-
-/// A plain pthread mutex for the pipeline's state (ThreadSanitizer sees it: `LockedState`).
-private final class PipelineLock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
     }
 }
