@@ -5,7 +5,7 @@ extension Age {
     ///
     /// Give each piece of plaintext to ``update(_:)`` and write what it returns; then write
     /// what ``finalize()`` returns (the last chunk, sealed only there: an empty input still
-    /// makes one empty final chunk, as age writes it). ``encrypt(_:to:armor:)`` does the
+    /// makes one empty final chunk, as age writes it). ``Age/encrypt(_:to:armor:)`` does the
     /// same for a plaintext held whole.
     public final class Writer {
         private let encryptor: AgeEncryptor
