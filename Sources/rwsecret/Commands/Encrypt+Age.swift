@@ -90,11 +90,12 @@ extension RWSecret.Encrypt {
         return .success
     }
 
-    /// To the recipients given, or else under the run's one password (scrypt).
-    private func makeAgeEncryptor(_ global: GlobalOptions) throws -> AgeEncryptor {
+    /// To the recipients given, or else under the run's one password (scrypt): the library's
+    /// streaming age writer (`Age.Writer`).
+    private func makeAgeEncryptor(_ global: GlobalOptions) throws -> Age.Writer {
         let parsed = try loadRecipients(global)
         if !parsed.isEmpty {
-            do { return try AgeEncryptor(recipients: parsed, armor: armor) } catch {
+            do { return try Age.Writer(to: parsed, armor: armor) } catch {
                 throw CommandFailure(.dataError, "\(error)")
             }
         }
@@ -111,15 +112,15 @@ extension RWSecret.Encrypt {
             }
             password = loaded
         }
-        return AgeEncryptor(password: password, armor: armor)
+        return Age.Writer(passphrase: password, armor: armor)
     }
 
     /// `--to` values, then the recipients of each `--to-file`, then with `--to-self` those of
     /// the store's identities, in order.
-    private func loadRecipients(_ global: GlobalOptions) throws -> [any AgeRecipient] {
-        var parsed: [any AgeRecipient] = []
+    private func loadRecipients(_ global: GlobalOptions) throws -> [Age.Recipient] {
+        var parsed: [Age.Recipient] = []
         for text in recipients {
-            do { parsed.append(try AgeRecipients.parse(text)) } catch {
+            do { parsed.append(try Age.Recipient(text)) } catch {
                 throw CommandFailure(.dataError, "--to \(Output.escaped(Self.shortened(text))): \(error)")
             }
         }
@@ -129,7 +130,7 @@ extension RWSecret.Encrypt {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): not UTF-8 text")
             }
             var skipped: [(line: Int, type: String)] = []
-            do { parsed += try AgeRecipients.parseFile(text, skipped: &skipped) } catch {
+            do { parsed += try Age.Recipient.parseFile(text, skipped: &skipped) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
             }
             for (line, type) in skipped {
@@ -143,7 +144,7 @@ extension RWSecret.Encrypt {
             }
             for identity in stored {
                 let recipient = try identity.age().recipient
-                do { parsed.append(try AgeRecipients.parse(recipient)) } catch { throw CommandFailure(.dataError, "\(error)") }
+                do { parsed.append(try Age.Recipient(recipient)) } catch { throw CommandFailure(.dataError, "\(error)") }
                 global.verboseLine("--to-self: identity \(Output.escaped(identity.label)) (\(recipient))")
             }
         }

@@ -1,10 +1,12 @@
 import Dispatch
-import RWSecretKit
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
-/// Runs work items on up to `jobs` threads and delivers their results in submission order.
+/// Runs work items on up to `jobs` threads and delivers their results in submission order:
+/// the ordering under `rwsecret decrypt --jobs N`, for a consumer that decrypts many messages
+/// and wants their results in input order (submit from one thread; `deliver` sees each result
+/// once, in order).
 ///
 /// A result is delivered as soon as it and every result before it are done, from
 /// whichever thread finished last, under one lock (so a pipe sees results as they
@@ -22,15 +24,15 @@ import Glibc
 /// items, as N separate processes over 1/N of the input each would, and an item's
 /// predecessor is usually done when it starts. That is what the chain needs (issue 22):
 /// messages come in runs under one password, and a message whose predecessor is done
-/// knows its password (`SearchGate`). Taken in submission order, the N messages in
+/// knows its password (the client's chain puts the last winner first). Taken in submission order, the N messages in
 /// flight when the password changes would each try the previous one first: 1.25× the
 /// keys of `--jobs 1` at N = 16 on runs of 1–40 messages under one of 3 passwords, 1.65×
 /// under one of 64, against 1.01× now (the scale model, 3,000 messages).
-final class OrderedPipeline<Result>: @unchecked Sendable {
+public final class OrderedPipeline<Result>: @unchecked Sendable {
     // All mutable state is guarded by `lock`.
     private let jobs: Int
     private let stretches: Bool
-    private let lock = Lock()
+    private let lock = ThreadLock()
     private let window: DispatchSemaphore
     /// At most `jobs` items run at once: the workers', and the deferred one `drain` runs here.
     private let running: DispatchSemaphore
@@ -58,23 +60,24 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     private let deliver: (Result) -> Void
 
     /// A work item: told how many threads it may use, and its place in submission order.
-    typealias Work = @Sendable (_ threads: Int, _ sequence: Int) -> Result
+    public typealias Work = @Sendable (_ threads: Int, _ sequence: Int) -> Result
 
     /// Items submitted and not delivered at most: room for `jobs` stretches of tens of items
     /// (the wider, the fewer stretches start with no item before them done: on runs of 1–40
     /// messages under one of 64 passwords, 16 threads derived 1.17× the keys of `--jobs 1` with
     /// 16 items a thread, 1.04× with 64, 1.00× with 128, in the scale model).
-    static func window(jobs: Int, stretches: Bool) -> Int { jobs == 1 ? 1 : (stretches ? 128 : 4) * jobs }
+    public static func window(jobs: Int, stretches: Bool) -> Int { jobs == 1 ? 1 : (stretches ? 128 : 4) * jobs }
     /// Past `4 × jobs` items (the window before stretches), the bytes that submitted and
     /// undelivered items may hold at most (`submit(_:bytes:)`): 128 items of one thread
     /// each are wide stretches for lines of a few hundred bytes, and too many for wrapped
     /// messages of megabytes.
-    static var byteBudget: Int { 64 << 20 }
+    public static var byteBudget: Int { 64 << 20 }
 
+    /// `jobs`: the threads at most (1: everything runs on the calling thread).
     /// `deliver` is called in order, under the pipeline's lock. With `stretches`, the threads
     /// work through stretches of the items (see above); else they take them in order, in a
     /// window of `4 × jobs` (for work that gains nothing from its neighbours being done).
-    init(jobs: Int, stretches: Bool = false, deliver: @escaping (Result) -> Void) {
+    public init(jobs: Int, stretches: Bool = false, deliver: @escaping (Result) -> Void) {
         self.jobs = jobs
         self.stretches = stretches
         self.deliver = deliver
@@ -84,12 +87,12 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     }
 
     /// Runs `body` while holding the lock that deliveries hold (for state they share).
-    func synchronized<T>(_ body: () throws -> T) rethrows -> T {
+    public func synchronized<T>(_ body: () throws -> T) rethrows -> T {
         try lock.withLock(body)
     }
 
     /// A result that is already known (a line that failed before any work).
-    func submit(result: Result) {
+    public func submit(result: Result) {
         startDeferred()
         let sequence = nextToSubmit
         nextToSubmit += 1
@@ -107,8 +110,8 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// `byteBudget`).
     ///
     /// `inOrder`: taken only in submission order, whatever the stretches (whole files, whose
-    /// neighbours gain most from each other's winner: `KindDecryption.wholeFile`).
-    func submit(_ work: @escaping Work, bytes: Int = 0, inOrder: Bool = false) {
+    /// neighbours gain most from each other's winner).
+    public func submit(_ work: @escaping Work, bytes: Int = 0, inOrder: Bool = false) {
         startDeferred()
         start(work, bytes: bytes, inOrder: inOrder, onThisThread: jobs == 1)
     }
@@ -118,13 +121,13 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     /// hand-off to a worker would only add the wait for it to wake (0.5 ms and more here).
     /// Only for input whose next item comes without blocking (a regular file); call
     /// `startDeferred()` before reading anything that may block.
-    func submitDeferred(_ work: @escaping Work, bytes: Int = 0, inOrder: Bool = false) {
+    public func submitDeferred(_ work: @escaping Work, bytes: Int = 0, inOrder: Bool = false) {
         startDeferred()
         deferred = (work, bytes, inOrder)
     }
 
     /// Queues the deferred work, if any, like any other.
-    func startDeferred() {
+    public func startDeferred() {
         guard let (work, bytes, inOrder) = deferred else { return }
         deferred = nil
         submit(work, bytes: bytes, inOrder: inOrder)
@@ -231,7 +234,7 @@ final class OrderedPipeline<Result>: @unchecked Sendable {
     }
 
     /// Runs the deferred work here, if any, and waits until every result has been delivered.
-    func drain() {
+    public func drain() {
         if let (work, bytes, inOrder) = deferred {
             deferred = nil
             // One taken in order waits its turn (here it would run before those waiting).
