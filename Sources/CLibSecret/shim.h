@@ -270,15 +270,7 @@ typedef struct {
 } rws_found_item;
 
 /// What `rws_read_items` waits for: its calls in flight and what they gave.
-typedef struct {
-    const rws_libsecret *api;
-    SecretService *service;
-    int pending;
-    gchar **unlocked;
-    gchar **locked;
-    GHashTable *secrets;
-    GError *error;
-} rws_reading_paths;
+typedef struct rws_reading_paths rws_reading_paths;
 
 /// One `Properties.Get` of an item's attributes in flight: where its answer goes.
 typedef struct {
@@ -286,38 +278,26 @@ typedef struct {
     rws_found_item *item;
 } rws_attributes_call;
 
+struct rws_reading_paths {
+    const rws_libsecret *api;
+    SecretService *service;
+    /// The search and the session, until each has answered.
+    int opening;
+    /// The attributes and the secrets, until each has answered.
+    int pending;
+    gchar **unlocked;
+    gchar **locked;
+    int unlocked_count;
+    int total;
+    rws_found_item *items;
+    rws_attributes_call *calls;
+    GHashTable *secrets;
+    GError *error;
+};
+
 static void rws_keep_error(rws_reading_paths *reading, GError *error) {
     if (error == NULL) return;
     if (reading->error == NULL) reading->error = error; else reading->api->g_error_free(error);
-}
-
-static void rws_on_paths_searched(GObject *source, GAsyncResult *result, gpointer data) {
-    (void)source;
-    rws_reading_paths *reading = (rws_reading_paths *)data;
-    GError *error = NULL;
-    reading->api->secret_service_search_for_dbus_paths_finish(reading->service, result, &reading->unlocked, &reading->locked, &error);
-    rws_keep_error(reading, error);
-    reading->pending--;
-}
-
-static void rws_on_paths_session(GObject *source, GAsyncResult *result, gpointer data) {
-    (void)source;
-    rws_reading_paths *reading = (rws_reading_paths *)data;
-    GError *error = NULL;
-    // Not reported from here: loading the secrets opens a session again, and says why it cannot.
-    if (!reading->api->secret_service_ensure_session_finish(reading->service, result, &error) && error != NULL) {
-        reading->api->g_error_free(error);
-    }
-    reading->pending--;
-}
-
-static void rws_on_paths_secrets(GObject *source, GAsyncResult *result, gpointer data) {
-    (void)source;
-    rws_reading_paths *reading = (rws_reading_paths *)data;
-    GError *error = NULL;
-    reading->secrets = reading->api->secret_service_get_secrets_for_dbus_paths_finish(reading->service, result, &error);
-    rws_keep_error(reading, error);
-    reading->pending--;
 }
 
 /// The string `key` of an a{ss} dictionary, copied (g_free), or NULL.
@@ -346,6 +326,59 @@ static void rws_on_attributes(GObject *source, GAsyncResult *result, gpointer da
         api->g_variant_unref(boxed);
         api->g_variant_unref(reply);
     }
+    rws_keep_error(reading, error);
+    reading->pending--;
+}
+
+/// The search answered: keeps the paths and asks for every item's attributes at once, while the
+/// session may still be opening (the secrets wait for it; the attributes need none).
+static void rws_on_paths_searched(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading_paths *reading = (rws_reading_paths *)data;
+    const rws_libsecret *api = reading->api;
+    GError *error = NULL;
+    api->secret_service_search_for_dbus_paths_finish(reading->service, result, &reading->unlocked, &reading->locked, &error);
+    rws_keep_error(reading, error);
+    reading->opening--;
+    if (reading->error != NULL) return;
+    int unlocked = 0, locked = 0;
+    while (reading->unlocked != NULL && reading->unlocked[unlocked] != NULL) unlocked++;
+    while (reading->locked != NULL && reading->locked[locked] != NULL) locked++;
+    reading->unlocked_count = unlocked;
+    reading->total = unlocked + locked;
+    if (reading->total == 0) return;
+    reading->items = (rws_found_item *)calloc((size_t)reading->total, sizeof(rws_found_item));
+    reading->calls = (rws_attributes_call *)calloc((size_t)reading->total, sizeof(rws_attributes_call));
+    if (reading->items == NULL || reading->calls == NULL) abort();
+    GDBusConnection *bus = api->g_dbus_proxy_get_connection((GDBusProxy *)reading->service);
+    for (int index = 0; index < reading->total; index++) {
+        const gchar *path = index < unlocked ? reading->unlocked[index] : reading->locked[index - unlocked];
+        reading->calls[index].reading = reading;
+        reading->calls[index].item = &reading->items[index];
+        GVariant *names[2] = { api->g_variant_new_string("org.freedesktop.Secret.Item"), api->g_variant_new_string("Attributes") };
+        reading->pending++;
+        api->g_dbus_connection_call(bus, "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "Get",
+                                    api->g_variant_new_tuple(names, 2), NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL,
+                                    rws_on_attributes, &reading->calls[index]);
+    }
+}
+
+static void rws_on_paths_session(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading_paths *reading = (rws_reading_paths *)data;
+    GError *error = NULL;
+    // Not reported from here: loading the secrets opens a session again, and says why it cannot.
+    if (!reading->api->secret_service_ensure_session_finish(reading->service, result, &error) && error != NULL) {
+        reading->api->g_error_free(error);
+    }
+    reading->opening--;
+}
+
+static void rws_on_paths_secrets(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading_paths *reading = (rws_reading_paths *)data;
+    GError *error = NULL;
+    reading->secrets = reading->api->secret_service_get_secrets_for_dbus_paths_finish(reading->service, result, &error);
     rws_keep_error(reading, error);
     reading->pending--;
 }
@@ -382,59 +415,37 @@ static inline rws_found_item *rws_read_items(const rws_libsecret *api, const Sec
     if (service == NULL) return NULL;
     GMainContext *context = api->g_main_context_new();
     api->g_main_context_push_thread_default(context);
-    rws_reading_paths reading = { api, service, load_secrets ? 2 : 1, NULL, NULL, NULL, NULL };
+    rws_reading_paths reading = { api, service, load_secrets ? 2 : 1, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL };
     // The search first: its request leaves while libsecret computes its half of the exchange.
     api->secret_service_search_for_dbus_paths(service, schema, attributes, NULL, rws_on_paths_searched, &reading);
     if (load_secrets) api->secret_service_ensure_session(service, NULL, rws_on_paths_session, &reading);
+    // Until the search and the session have answered (the attributes may still be on their way).
+    while (reading.opening > 0) api->g_main_context_iteration(context, 1);
+    if (reading.error == NULL && load_secrets && reading.unlocked_count > 0) {
+        reading.pending++;
+        api->secret_service_get_secrets_for_dbus_paths(service, (const gchar **)reading.unlocked, NULL, rws_on_paths_secrets, &reading);
+    }
     while (reading.pending > 0) api->g_main_context_iteration(context, 1);
-
-    int unlocked = 0, locked = 0;
-    while (reading.unlocked != NULL && reading.unlocked[unlocked] != NULL) unlocked++;
-    while (reading.locked != NULL && reading.locked[locked] != NULL) locked++;
-    int total = unlocked + locked;
-    rws_found_item *items = NULL;
-    rws_attributes_call *calls = NULL;
-    if (reading.error == NULL && total > 0) {
-        items = (rws_found_item *)calloc((size_t)total, sizeof(rws_found_item));
-        calls = (rws_attributes_call *)calloc((size_t)total, sizeof(rws_attributes_call));
-        if (items == NULL || calls == NULL) abort();
-        if (load_secrets && unlocked > 0) {
-            reading.pending++;
-            api->secret_service_get_secrets_for_dbus_paths(service, (const gchar **)reading.unlocked, NULL, rws_on_paths_secrets, &reading);
-        }
-        GDBusConnection *bus = api->g_dbus_proxy_get_connection((GDBusProxy *)service);
-        for (int index = 0; index < total; index++) {
-            const gchar *path = index < unlocked ? reading.unlocked[index] : reading.locked[index - unlocked];
-            calls[index].reading = &reading;
-            calls[index].item = &items[index];
-            GVariant *names[2] = { api->g_variant_new_string("org.freedesktop.Secret.Item"), api->g_variant_new_string("Attributes") };
-            reading.pending++;
-            api->g_dbus_connection_call(bus, "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "Get",
-                                        api->g_variant_new_tuple(names, 2), NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL,
-                                        rws_on_attributes, &calls[index]);
-        }
-        while (reading.pending > 0) api->g_main_context_iteration(context, 1);
-        if (reading.secrets != NULL) {
-            for (int index = 0; index < unlocked; index++) {
-                SecretValue *value = (SecretValue *)api->g_hash_table_lookup(reading.secrets, reading.unlocked[index]);
-                // A new reference: the table's goes with the table.
-                if (value != NULL) items[index].secret = api->secret_value_ref(value);
-            }
+    if (reading.error == NULL && reading.secrets != NULL) {
+        for (int index = 0; index < reading.unlocked_count; index++) {
+            SecretValue *value = (SecretValue *)api->g_hash_table_lookup(reading.secrets, reading.unlocked[index]);
+            // A new reference: the table's goes with the table.
+            if (value != NULL) reading.items[index].secret = api->secret_value_ref(value);
         }
     }
     api->g_main_context_pop_thread_default(context);
     api->g_main_context_unref(context);
-    free(calls);
+    free(reading.calls);
     if (reading.secrets != NULL) api->g_hash_table_unref(reading.secrets);
     if (reading.unlocked != NULL) api->g_strfreev(reading.unlocked);
     if (reading.locked != NULL) api->g_strfreev(reading.locked);
     if (reading.error != NULL) {
-        rws_found_free(api, items, total);
+        rws_found_free(api, reading.items, reading.total);
         *error = reading.error;
         return NULL;
     }
-    *count = total;
-    return items;
+    *count = reading.total;
+    return reading.items;
 }
 
 /// Connects to the session bus (GDBus's shared connection, kept for the life of the process:
