@@ -152,7 +152,8 @@ final class SecretServiceClient: @unchecked Sendable {
 
     /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked), in
     /// the round trips `secret-tool lookup` makes (`rws_read_items`): the search with the
-    /// session's opening, then the secrets (one `GetSecrets`) with each item's attributes.
+    /// session's opening (each item's attributes asked for once the search answers), then the
+    /// secrets (one `GetSecrets`).
     func itemsWithSecrets(_ schema: KeyringSchema = .password) throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
         let attributes = rws_attributes(api, nil, nil, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
