@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef char gchar;
 typedef int gint;
@@ -37,7 +38,6 @@ typedef struct _SecretCollection SecretCollection;
 typedef struct _SecretRetrievable SecretRetrievable;
 typedef struct _SecretValue SecretValue;
 typedef struct _SecretItem SecretItem;
-typedef struct _GTypeInstance GTypeInstance;
 typedef struct _GMainContext GMainContext;
 typedef struct _GObject GObject;
 typedef struct _GAsyncResult GAsyncResult;
@@ -135,26 +135,33 @@ typedef struct rws_libsecret {
         SecretSearchFlags, GCancellable *, GError **);
     gboolean (*_Nonnull secret_password_clearv_sync)(const SecretSchema *, GHashTable *attributes, GCancellable *, GError **);
     GHashTable *(*_Nonnull secret_retrievable_get_attributes)(SecretRetrievable *);
-    SecretValue *(*_Nonnull secret_retrievable_retrieve_secret_sync)(SecretRetrievable *, GCancellable *, GError **);
     const gchar *(*_Nonnull secret_value_get)(SecretValue *, gsize *length);
     void (*_Nonnull secret_value_unref)(gpointer);
-    SecretService *(*_Nonnull secret_service_get_sync)(SecretServiceFlags, GCancellable *, GError **);
     gchar *(*_Nonnull secret_service_read_alias_dbus_path_sync)(SecretService *, const gchar *alias, GCancellable *, GError **);
-    gboolean (*_Nonnull g_type_check_instance_is_a)(GTypeInstance *, GType);
-    GType (*_Nonnull secret_item_get_type)(void);
-    SecretValue *(*_Nonnull secret_item_get_secret)(SecretItem *);
     GMainContext *(*_Nonnull g_main_context_new)(void);
     void (*_Nonnull g_main_context_push_thread_default)(GMainContext *);
     void (*_Nonnull g_main_context_pop_thread_default)(GMainContext *);
     gboolean (*_Nonnull g_main_context_iteration)(GMainContext *, gboolean may_block);
     void (*_Nonnull g_main_context_unref)(GMainContext *);
-    void (*_Nonnull secret_service_search)(SecretService *, const SecretSchema *, GHashTable *attributes, SecretSearchFlags,
-        GCancellable *, GAsyncReadyCallback, gpointer);
-    GList *(*_Nonnull secret_service_search_finish)(SecretService *, GAsyncResult *, GError **);
     void (*_Nonnull secret_service_ensure_session)(SecretService *, GCancellable *, GAsyncReadyCallback, gpointer);
     gboolean (*_Nonnull secret_service_ensure_session_finish)(SecretService *, GAsyncResult *, GError **);
-    void (*_Nonnull secret_item_load_secrets)(GList *items, GCancellable *, GAsyncReadyCallback, gpointer);
-    gboolean (*_Nonnull secret_item_load_secrets_finish)(GAsyncResult *, GError **);
+    GType (*_Nonnull secret_service_get_type)(void);
+    SecretService *(*_Nonnull secret_service_open_sync)(GType, const gchar *bus_name, SecretServiceFlags, GCancellable *, GError **);
+    void (*_Nonnull secret_service_search_for_dbus_paths)(SecretService *, const SecretSchema *, GHashTable *attributes,
+        GCancellable *, GAsyncReadyCallback, gpointer);
+    gboolean (*_Nonnull secret_service_search_for_dbus_paths_finish)(SecretService *, GAsyncResult *, gchar ***unlocked,
+        gchar ***locked, GError **);
+    void (*_Nonnull secret_service_get_secrets_for_dbus_paths)(SecretService *, const gchar **item_paths, GCancellable *,
+        GAsyncReadyCallback, gpointer);
+    GHashTable *(*_Nonnull secret_service_get_secrets_for_dbus_paths_finish)(SecretService *, GAsyncResult *, GError **);
+    void (*_Nonnull g_dbus_connection_call)(GDBusConnection *, const gchar *bus_name, const gchar *object_path,
+        const gchar *interface_name, const gchar *method_name, GVariant *parameters, const GVariantType *reply_type,
+        GDBusCallFlags, gint timeout_msec, GCancellable *, GAsyncReadyCallback, gpointer);
+    GVariant *(*_Nonnull g_dbus_connection_call_finish)(GDBusConnection *, GAsyncResult *, GError **);
+    GVariant *(*_Nonnull g_variant_lookup_value)(GVariant *dictionary, const gchar *key, const GVariantType *expected);
+    const gchar *(*_Nonnull g_variant_get_string)(GVariant *, gsize *length);
+    void (*_Nonnull g_strfreev)(gchar **);
+    SecretValue *(*_Nonnull secret_value_ref)(SecretValue *);
 } rws_libsecret;
 
 /// Loads libsecret once and returns its entry points, or NULL with `*missing`
@@ -190,25 +197,28 @@ static inline const rws_libsecret *rws_libsecret_load(const char **missing) {
     RWS_LOAD(secret_service_search_sync)
     RWS_LOAD(secret_password_clearv_sync)
     RWS_LOAD(secret_retrievable_get_attributes)
-    RWS_LOAD(secret_retrievable_retrieve_secret_sync)
     RWS_LOAD(secret_value_get)
     RWS_LOAD(secret_value_unref)
-    RWS_LOAD(secret_service_get_sync)
     RWS_LOAD(secret_service_read_alias_dbus_path_sync)
-    RWS_LOAD(g_type_check_instance_is_a)
-    RWS_LOAD(secret_item_get_type)
-    RWS_LOAD(secret_item_get_secret)
     RWS_LOAD(g_main_context_new)
     RWS_LOAD(g_main_context_push_thread_default)
     RWS_LOAD(g_main_context_pop_thread_default)
     RWS_LOAD(g_main_context_iteration)
     RWS_LOAD(g_main_context_unref)
-    RWS_LOAD(secret_service_search)
-    RWS_LOAD(secret_service_search_finish)
     RWS_LOAD(secret_service_ensure_session)
     RWS_LOAD(secret_service_ensure_session_finish)
-    RWS_LOAD(secret_item_load_secrets)
-    RWS_LOAD(secret_item_load_secrets_finish)
+    RWS_LOAD(secret_service_get_type)
+    RWS_LOAD(secret_service_open_sync)
+    RWS_LOAD(secret_service_search_for_dbus_paths)
+    RWS_LOAD(secret_service_search_for_dbus_paths_finish)
+    RWS_LOAD(secret_service_get_secrets_for_dbus_paths)
+    RWS_LOAD(secret_service_get_secrets_for_dbus_paths_finish)
+    RWS_LOAD(g_dbus_connection_call)
+    RWS_LOAD(g_dbus_connection_call_finish)
+    RWS_LOAD(g_variant_lookup_value)
+    RWS_LOAD(g_variant_get_string)
+    RWS_LOAD(g_strfreev)
+    RWS_LOAD(secret_value_ref)
 #undef RWS_LOAD
     return api;
 }
@@ -221,90 +231,220 @@ static inline GHashTable *rws_attributes(const rws_libsecret *api, const char *l
     return table;
 }
 
-/// The secret that a search with `SECRET_SEARCH_LOAD_SECRETS` loaded into this item (a new
-/// reference, free with secret_value_unref), or NULL when it holds none. No D-Bus call:
-/// `secret_retrievable_retrieve_secret_sync` would ask the Secret Service again, item by item.
-static inline SecretValue *rws_loaded_secret(const rws_libsecret *api, gpointer retrievable) {
-    if (!api->g_type_check_instance_is_a((GTypeInstance *)retrievable, api->secret_item_get_type())) return NULL;
-    return api->secret_item_get_secret((SecretItem *)retrievable);
+/// The process's one Secret Service proxy, built on first use and kept for the life of the
+/// process (NULL with `*error` set on failure). Built with `secret_service_open_sync`, not
+/// `secret_service_get_sync`: libsecret caches the latter's service and watches its bus name
+/// for it (one more `GetNameOwner` round trip with the bus, which `secret-tool` does not make:
+/// its backend is not watched); this process keeps its own reference instead.
+static inline SecretService *rws_service(const rws_libsecret *api, GError **error) {
+    static SecretService *kept;
+    SecretService *service = __atomic_load_n(&kept, __ATOMIC_ACQUIRE);
+    if (service != NULL) return service;
+    service = api->secret_service_open_sync(api->secret_service_get_type(), NULL, SECRET_SERVICE_NONE, NULL, error);
+    if (service == NULL) return NULL;
+    SecretService *none = NULL;
+    if (!__atomic_compare_exchange_n(&kept, &none, service, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        api->g_object_unref(service);
+        service = none;
+    }
+    return service;
 }
 
 /// Our schema's items matching `attributes`, locked or not (a list of SecretItem, free with
-/// g_list_free_full and g_object_unref), searched through libsecret's default service: the one
-/// `rws_default_collection` keeps, so no second service proxy is built (libsecret's
+/// g_list_free_full and g_object_unref), searched through the process's one service
+/// (`rws_service`), so no second service proxy is built (libsecret's
 /// `secret_password_searchv_sync` builds one of its own). NULL with `*error` set on failure.
 static inline GList *rws_search(const rws_libsecret *api, const SecretSchema *schema, GHashTable *attributes, GError **error) {
-    SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    SecretService *service = rws_service(api, error);
     if (service == NULL) return NULL;
-    GList *items = api->secret_service_search_sync(service, schema, attributes, SECRET_SEARCH_ALL, NULL, error);
-    api->g_object_unref(service);
-    return items;
+    return api->secret_service_search_sync(service, schema, attributes, SECRET_SEARCH_ALL, NULL, error);
 }
 
-/// What `rws_search_with_secrets` waits for: its calls in flight and what they gave.
+/// One item `rws_read_items` found: its `label`, `order` and `kind` attributes (NULL when
+/// absent) and its secret (NULL when it was not loaded: a locked item, or none was asked for).
 typedef struct {
+    gchar *label;
+    gchar *order;
+    gchar *kind;
+    SecretValue *secret;
+} rws_found_item;
+
+/// What `rws_read_items` waits for: its calls in flight and what they gave.
+typedef struct rws_reading_paths rws_reading_paths;
+
+/// One `Properties.Get` of an item's attributes in flight: where its answer goes.
+typedef struct {
+    rws_reading_paths *reading;
+    rws_found_item *item;
+} rws_attributes_call;
+
+struct rws_reading_paths {
     const rws_libsecret *api;
     SecretService *service;
+    /// The search and the session, until each has answered.
+    int opening;
+    /// The attributes and the secrets, until each has answered.
     int pending;
-    GList *items;
+    gchar **unlocked;
+    gchar **locked;
+    int unlocked_count;
+    int total;
+    rws_found_item *items;
+    rws_attributes_call *calls;
+    GHashTable *secrets;
     GError *error;
-} rws_reading;
+};
 
-static void rws_on_searched(GObject *source, GAsyncResult *result, gpointer data) {
-    (void)source;
-    rws_reading *reading = (rws_reading *)data;
-    reading->items = reading->api->secret_service_search_finish(reading->service, result, &reading->error);
+static void rws_keep_error(rws_reading_paths *reading, GError *error) {
+    if (error == NULL) return;
+    if (reading->error == NULL) reading->error = error; else reading->api->g_error_free(error);
+}
+
+/// The string `key` of an a{ss} dictionary, copied (g_free), or NULL.
+static inline gchar *rws_attribute(const rws_libsecret *api, GVariant *dictionary, const char *key) {
+    GVariant *value = api->g_variant_lookup_value(dictionary, key, (const GVariantType *)"s");
+    if (value == NULL) return NULL;
+    gchar *copy = api->g_strdup(api->g_variant_get_string(value, NULL));
+    api->g_variant_unref(value);
+    return copy;
+}
+
+/// One item's `Attributes` arrived (a `(v)` holding an a{ss}): keeps its label, order and kind.
+static void rws_on_attributes(GObject *source, GAsyncResult *result, gpointer data) {
+    rws_attributes_call *call = (rws_attributes_call *)data;
+    rws_reading_paths *reading = call->reading;
+    const rws_libsecret *api = reading->api;
+    GError *error = NULL;
+    GVariant *reply = api->g_dbus_connection_call_finish((GDBusConnection *)source, result, &error);
+    if (reply != NULL) {
+        GVariant *boxed = api->g_variant_get_child_value(reply, 0);
+        GVariant *dictionary = api->g_variant_get_variant(boxed);
+        call->item->label = rws_attribute(api, dictionary, "label");
+        call->item->order = rws_attribute(api, dictionary, "order");
+        call->item->kind = rws_attribute(api, dictionary, "kind");
+        api->g_variant_unref(dictionary);
+        api->g_variant_unref(boxed);
+        api->g_variant_unref(reply);
+    }
+    rws_keep_error(reading, error);
     reading->pending--;
 }
 
-static void rws_on_session(GObject *source, GAsyncResult *result, gpointer data) {
+/// The search answered: keeps the paths and asks for every item's attributes at once, while the
+/// session may still be opening (the secrets wait for it; the attributes need none).
+static void rws_on_paths_searched(GObject *source, GAsyncResult *result, gpointer data) {
     (void)source;
-    rws_reading *reading = (rws_reading *)data;
+    rws_reading_paths *reading = (rws_reading_paths *)data;
+    const rws_libsecret *api = reading->api;
+    GError *error = NULL;
+    api->secret_service_search_for_dbus_paths_finish(reading->service, result, &reading->unlocked, &reading->locked, &error);
+    rws_keep_error(reading, error);
+    reading->opening--;
+    if (reading->error != NULL) return;
+    int unlocked = 0, locked = 0;
+    while (reading->unlocked != NULL && reading->unlocked[unlocked] != NULL) unlocked++;
+    while (reading->locked != NULL && reading->locked[locked] != NULL) locked++;
+    reading->unlocked_count = unlocked;
+    reading->total = unlocked + locked;
+    if (reading->total == 0) return;
+    reading->items = (rws_found_item *)calloc((size_t)reading->total, sizeof(rws_found_item));
+    reading->calls = (rws_attributes_call *)calloc((size_t)reading->total, sizeof(rws_attributes_call));
+    if (reading->items == NULL || reading->calls == NULL) abort();
+    GDBusConnection *bus = api->g_dbus_proxy_get_connection((GDBusProxy *)reading->service);
+    for (int index = 0; index < reading->total; index++) {
+        const gchar *path = index < unlocked ? reading->unlocked[index] : reading->locked[index - unlocked];
+        reading->calls[index].reading = reading;
+        reading->calls[index].item = &reading->items[index];
+        GVariant *names[2] = { api->g_variant_new_string("org.freedesktop.Secret.Item"), api->g_variant_new_string("Attributes") };
+        reading->pending++;
+        api->g_dbus_connection_call(bus, "org.freedesktop.secrets", path, "org.freedesktop.DBus.Properties", "Get",
+                                    api->g_variant_new_tuple(names, 2), NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL,
+                                    rws_on_attributes, &reading->calls[index]);
+    }
+}
+
+static void rws_on_paths_session(GObject *source, GAsyncResult *result, gpointer data) {
+    (void)source;
+    rws_reading_paths *reading = (rws_reading_paths *)data;
     GError *error = NULL;
     // Not reported from here: loading the secrets opens a session again, and says why it cannot.
     if (!reading->api->secret_service_ensure_session_finish(reading->service, result, &error) && error != NULL) {
         reading->api->g_error_free(error);
     }
-    reading->pending--;
+    reading->opening--;
 }
 
-static void rws_on_loaded(GObject *source, GAsyncResult *result, gpointer data) {
+static void rws_on_paths_secrets(GObject *source, GAsyncResult *result, gpointer data) {
     (void)source;
-    rws_reading *reading = (rws_reading *)data;
-    reading->api->secret_item_load_secrets_finish(result, &reading->error);
+    rws_reading_paths *reading = (rws_reading_paths *)data;
+    GError *error = NULL;
+    reading->secrets = reading->api->secret_service_get_secrets_for_dbus_paths_finish(reading->service, result, &error);
+    rws_keep_error(reading, error);
     reading->pending--;
 }
 
-/// Our schema's items matching `attributes`, with their secrets loaded in one `GetSecrets`
-/// (read them with `rws_loaded_secret`); the list as `rws_search` gives it, or NULL with
-/// `*error` set. What `secret_service_search_sync` with `SECRET_SEARCH_LOAD_SECRETS` does, but
-/// the Diffie-Hellman session (libsecret's part of the key exchange, then the daemon's: the
-/// slowest round trip) is opened while the search and the item proxies it builds (three round
-/// trips) are under way, not after them: both are started on a main context of this call's
-/// own, which this thread runs until each has answered.
-static inline GList *rws_search_with_secrets(const rws_libsecret *api, const SecretSchema *schema, GHashTable *attributes, GError **error) {
-    SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+/// Frees what `rws_read_items` returned (its secrets unreferenced, so wiped by libsecret).
+static inline void rws_found_free(const rws_libsecret *api, rws_found_item *items, int count) {
+    if (items == NULL) return;
+    for (int index = 0; index < count; index++) {
+        api->g_free(items[index].label);
+        api->g_free(items[index].order);
+        api->g_free(items[index].kind);
+        if (items[index].secret != NULL) api->secret_value_unref(items[index].secret);
+    }
+    free(items);
+}
+
+/// Our schema's items matching `attributes`, locked or not, with their attributes and, with
+/// `load_secrets`, the unlocked ones' secrets: `*count` items (free with `rws_found_free`),
+/// or NULL with `*count` 0 when none matched; NULL with `*error` set on failure.
+///
+/// What `secret_service_search_sync` with `SECRET_SEARCH_ALL | SECRET_SEARCH_LOAD_SECRETS`
+/// gives, in the round trips `secret-tool lookup` makes, without the item proxies that search
+/// builds (per item: two `AddMatch`, `StartServiceByName` and `GetNameOwner` with the bus, then
+/// `GetAll` with the daemon, one after the other, before the secrets can be asked for). The
+/// search (`SearchItems`, through libsecret's D-Bus path API) and the Diffie-Hellman session
+/// (`OpenSession`) go out together; then the secrets (`GetSecrets`) and each item's
+/// `Attributes` (one `Properties.Get` each, as the `Locked` of the collection is read) go out
+/// together. All on a main context of this call's own, which this thread runs until each call
+/// has answered.
+static inline rws_found_item *rws_read_items(const rws_libsecret *api, const SecretSchema *schema, GHashTable *attributes,
+                                             int load_secrets, int *count, GError **error) {
+    *count = 0;
+    SecretService *service = rws_service(api, error);
     if (service == NULL) return NULL;
     GMainContext *context = api->g_main_context_new();
     api->g_main_context_push_thread_default(context);
-    rws_reading reading = { api, service, 2, NULL, NULL };
+    rws_reading_paths reading = { api, service, load_secrets ? 2 : 1, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL };
     // The search first: its request leaves while libsecret computes its half of the exchange.
-    api->secret_service_search(service, schema, attributes, SECRET_SEARCH_ALL, NULL, rws_on_searched, &reading);
-    api->secret_service_ensure_session(service, NULL, rws_on_session, &reading);
+    api->secret_service_search_for_dbus_paths(service, schema, attributes, NULL, rws_on_paths_searched, &reading);
+    if (load_secrets) api->secret_service_ensure_session(service, NULL, rws_on_paths_session, &reading);
+    // Until the search and the session have answered (the attributes may still be on their way).
+    while (reading.opening > 0) api->g_main_context_iteration(context, 1);
+    if (reading.error == NULL && load_secrets && reading.unlocked_count > 0) {
+        reading.pending++;
+        api->secret_service_get_secrets_for_dbus_paths(service, (const gchar **)reading.unlocked, NULL, rws_on_paths_secrets, &reading);
+    }
     while (reading.pending > 0) api->g_main_context_iteration(context, 1);
-    if (reading.error == NULL && reading.items != NULL) {
-        reading.pending = 1;
-        api->secret_item_load_secrets(reading.items, NULL, rws_on_loaded, &reading);
-        while (reading.pending > 0) api->g_main_context_iteration(context, 1);
+    if (reading.error == NULL && reading.secrets != NULL) {
+        for (int index = 0; index < reading.unlocked_count; index++) {
+            SecretValue *value = (SecretValue *)api->g_hash_table_lookup(reading.secrets, reading.unlocked[index]);
+            // A new reference: the table's goes with the table.
+            if (value != NULL) reading.items[index].secret = api->secret_value_ref(value);
+        }
     }
     api->g_main_context_pop_thread_default(context);
     api->g_main_context_unref(context);
-    api->g_object_unref(service);
+    free(reading.calls);
+    if (reading.secrets != NULL) api->g_hash_table_unref(reading.secrets);
+    if (reading.unlocked != NULL) api->g_strfreev(reading.unlocked);
+    if (reading.locked != NULL) api->g_strfreev(reading.locked);
     if (reading.error != NULL) {
-        if (reading.items != NULL) api->g_list_free_full(reading.items, api->g_object_unref);
+        rws_found_free(api, reading.items, reading.total);
         *error = reading.error;
         return NULL;
     }
+    *count = reading.total;
     return reading.items;
 }
 
@@ -345,15 +485,9 @@ static inline int rws_name_has_owner(const rws_libsecret *api, const char *name,
 /// (`secret_collection_for_alias_sync`) cost three more round trips before the search could
 /// start (`StartServiceByName` and `GetNameOwner` with the bus, `GetAll` with the daemon).
 static inline int rws_default_collection(const rws_libsecret *api, int *locked, char **path, GError **error) {
-    SecretService *service = api->secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    // The process's one service (`rws_service`): the search that follows uses it too.
+    SecretService *service = rws_service(api, error);
     if (service == NULL) return -1;
-    // The service is kept for the life of the process: libsecret keeps its default service
-    // only while someone holds it, and the search that follows would build it again (three
-    // more round trips with the daemon: StartServiceByName, GetNameOwner, GetAll).
-    static SecretService *kept;
-    SecretService *none = NULL;
-    if (!__atomic_compare_exchange_n(&kept, &none, service, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) api->g_object_unref(service);
-    service = kept;
     gchar *found = api->secret_service_read_alias_dbus_path_sync(service, "default", NULL, error);
     if (found == NULL) return (error != NULL && *error != NULL) ? -1 : 0;
     GVariant *names[2] = { api->g_variant_new_string("org.freedesktop.Secret.Collection"), api->g_variant_new_string("Locked") };

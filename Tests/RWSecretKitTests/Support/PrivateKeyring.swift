@@ -301,6 +301,43 @@ final class PrivateKeyring: @unchecked Sendable {
         throw Failure.setup("dbus-monitor ended before the marker call")
     }
 
+    /// Every method call the one client process that `body` runs sends on this bus, to the
+    /// bus itself or to the Secret Service, in order, as `MEMBER PATH` (`Hello /org/freedesktop/DBus`,
+    /// `SearchItems /org/freedesktop/secrets`…). The client is the first connection that says
+    /// `Hello` once the monitor watches; in step with the bus as `secretServiceCalls` is.
+    func methodCallsOfOneClient(during body: () throws -> Void) throws -> [String] {
+        guard let monitorTool = Self.executable("dbus-monitor") else { throw Failure.setup("dbus-monitor is not installed") }
+        let monitor = try Spawner.shared.spawn([monitorTool, "--address", busAddress, "type='method_call'"],
+                                               environment: environment, stdin: nil, captureStdout: true)
+        let watch = Watchdog(pid: monitor.pid)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watch.killUnlessOver() }
+        defer {
+            watch.over()
+            Self.terminate(monitor.pid)
+            if let fd = monitor.stdout { close(fd) }
+        }
+        while let line = monitor.readLine(), !line.contains("member=NameLost") {}
+        try body()
+        let marker = "org.rwsecret.test.marker\(UInt32.random(in: 0...UInt32.max))"
+        _ = Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
+                                     "-m", "org.freedesktop.DBus.NameHasOwner", marker])
+        var client: Substring?
+        var calls: [String] = []
+        while let line = monitor.readLine() {
+            if line.contains("string \"\(marker)\"") { return calls }
+            // method call time=… sender=:1.8 -> destination=… serial=… path=P; interface=I; member=M
+            let fields = line.split(separator: " ")
+            guard line.hasPrefix("method call"),
+                  let sender = fields.first(where: { $0.hasPrefix("sender=") }),
+                  let path = fields.first(where: { $0.hasPrefix("path=") }),
+                  let member = fields.last(where: { $0.hasPrefix("member=") }) else { continue }
+            if client == nil, member == "member=Hello" { client = sender }
+            guard sender == client else { continue }
+            calls.append("\(member.dropFirst("member=".count)) \(path.dropFirst("path=".count).dropLast())")
+        }
+        throw Failure.setup("dbus-monitor ended before the marker call")
+    }
+
     // MARK: - Helpers
 
     private static func gdbus(_ environment: [String: String], _ arguments: [String]) -> String? {

@@ -150,24 +150,33 @@ final class SecretServiceClient: @unchecked Sendable {
         try search(schema, label: nil) { self.item($0, schema) }
     }
 
-    /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked),
-    /// in one search whose secrets libsecret loads in one batch (`GetSecrets`), the session
-    /// opened while the search runs (`rws_search_with_secrets`); an item's secret is asked
-    /// for on its own only when the batch did not load it.
+    /// Every item of our schema with its secret (nil when it cannot be read, e.g. locked), in
+    /// the round trips `secret-tool lookup` makes (`rws_read_items`): the search with the
+    /// session's opening (each item's attributes asked for once the search answers), then the
+    /// secrets (one `GetSecrets`).
     func itemsWithSecrets(_ schema: KeyringSchema = .password) throws(StoreError) -> [(item: KeyringItem, secret: SecretBytes?)] {
-        try search(schema, label: nil, loadingSecrets: true) { retrievable in
-            guard let item = self.item(retrievable, schema) else { return nil }
-            var error: UnsafeMutablePointer<GError>?
-            guard let value = rws_loaded_secret(self.api, UnsafeMutableRawPointer(retrievable))
-                    ?? self.api.pointee.secret_retrievable_retrieve_secret_sync(retrievable, nil, &error) else {
-                if let error { self.api.pointee.g_error_free(error) }
-                return (item, nil)
+        let attributes = rws_attributes(api, nil, nil, nil)
+        defer { api.pointee.g_hash_table_unref(attributes) }
+        var error: UnsafeMutablePointer<GError>?
+        var count: Int32 = 0
+        let found = rws_read_items(api, rws_schema(schema.isIdentity), attributes, 1, &count, &error)
+        if let error { throw translate(error, operation: "list the passwords") }
+        defer { rws_found_free(api, found, count) }
+        guard let found else { return [] }
+        var results: [(item: KeyringItem, secret: SecretBytes?)] = []
+        for index in 0..<Int(count) {
+            let entry = found[index]
+            guard let item = item(label: entry.label, order: entry.order, kind: entry.kind, schema) else { continue }
+            var secret: SecretBytes?
+            if let value = entry.secret {
+                var length = 0
+                if let bytes = api.pointee.secret_value_get(value, &length) {
+                    secret = SecretBytes(UnsafeRawBufferPointer(start: bytes, count: length))
+                }
             }
-            defer { self.api.pointee.secret_value_unref(UnsafeMutableRawPointer(value)) }
-            var length = 0
-            guard let bytes = self.api.pointee.secret_value_get(value, &length) else { return (item, nil) }
-            return (item, SecretBytes(UnsafeRawBufferPointer(start: bytes, count: length)))
+            results.append((item, secret))
         }
+        return results
     }
 
     /// Stores `secret` under `label` with creation counter `order` in the default collection.
@@ -209,19 +218,24 @@ final class SecretServiceClient: @unchecked Sendable {
     private func item(_ retrievable: OpaquePointer, _ schema: KeyringSchema) -> KeyringItem? {
         let attributes = api.pointee.secret_retrievable_get_attributes(retrievable)
         defer { api.pointee.g_hash_table_unref(attributes) }
-        guard let label = value(attributes, "label") else { return nil }
-        let kind = value(attributes, "kind")
-        guard (schema == .identity) == (kind != nil) else { return nil }
-        return KeyringItem(label: label, order: value(attributes, "order").flatMap { Int($0) } ?? 0, kind: kind)
+        return item(label: value(attributes, "label"), order: value(attributes, "order"), kind: value(attributes, "kind"), schema)
     }
 
-    private func search<T>(_ schema: KeyringSchema, label: String?, loadingSecrets: Bool = false, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
+    private func item(label: UnsafePointer<CChar>?, order: UnsafePointer<CChar>?, kind: UnsafePointer<CChar>?, _ schema: KeyringSchema) -> KeyringItem? {
+        item(label: label.map { String(cString: $0) }, order: order.map { String(cString: $0) }, kind: kind.map { String(cString: $0) }, schema)
+    }
+
+    private func item(label: String?, order: String?, kind: String?, _ schema: KeyringSchema) -> KeyringItem? {
+        guard let label else { return nil }
+        guard (schema == .identity) == (kind != nil) else { return nil }
+        return KeyringItem(label: label, order: order.flatMap { Int($0) } ?? 0, kind: kind)
+    }
+
+    private func search<T>(_ schema: KeyringSchema, label: String?, _ body: (OpaquePointer) -> T?) throws(StoreError) -> [T] {
         let attributes = rws_attributes(api, label, nil, nil)
         defer { api.pointee.g_hash_table_unref(attributes) }
         var error: UnsafeMutablePointer<GError>?
-        let list = loadingSecrets
-            ? rws_search_with_secrets(api, rws_schema(schema.isIdentity), attributes, &error)
-            : rws_search(api, rws_schema(schema.isIdentity), attributes, &error)
+        let list = rws_search(api, rws_schema(schema.isIdentity), attributes, &error)
         if let error { throw translate(error, operation: "list the passwords") }
         defer { if let list { api.pointee.g_list_free_full(list, api.pointee.g_object_unref) } }
         var results: [T] = []
