@@ -9,32 +9,62 @@ enum CommandLineBench {
         let maxRSSKiB: Int
         /// User plus system CPU time of the process (both cores together).
         let cpuSeconds: Double
+        /// The exit status, or 128 + the signal that ended it.
         let status: Int32
+        /// Killed with SIGKILL at `run`'s `limit`.
+        var hung = false
     }
 
-    /// Runs `argv` with `environment` added, stdin from `input` (or /dev/null), stdout to `output` (or /dev/null).
-    static func run(_ argv: [String], environment: [String: String] = [:], input: String? = nil, output: String? = nil) -> Run {
-        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    /// The watchdog's view of one child: ended (waited for, not yet reaped), killed by it.
+    final class Watch: @unchecked Sendable {
+        let lock = NSLock()
+        var ended = false
+        var killed = false
+    }
+
+    /// Runs `argv` (found on PATH when its first word has no slash) with `environment` added,
+    /// stdin from `input` (or /dev/null), stdout to `output` (or /dev/null), stderr to /dev/null;
+    /// killed with SIGKILL after `limit` seconds when one is given (then `hung`). The child is
+    /// reaped only after the watchdog has been told it ended, so the watchdog never signals a
+    /// reused pid.
+    static func run(_ argv: [String], environment: [String: String] = [:], input: String? = nil, output: String? = nil,
+                    limit: Double? = nil) -> Run {
+        var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
+        for (key, value) in environment { env[key] = value }
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (cArgs + cEnv).forEach { free($0) } }
         var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return Run(seconds: .nan, maxRSSKiB: 0, cpuSeconds: .nan, status: -1) }
+        guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else { return Run(seconds: .nan, maxRSSKiB: 0, cpuSeconds: .nan, status: -1) }
+        let watch = Watch()
+        if let limit {
+            let child = pid
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
+                watch.lock.lock()
+                if !watch.ended { watch.killed = true; kill(child, SIGKILL) }
+                watch.lock.unlock()
+            }
+        }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        watch.lock.lock()
+        watch.ended = true
+        let hung = watch.killed
+        watch.lock.unlock()
         var status: Int32 = 0
         var usage = rusage()
         _ = wait4(pid, &status, 0, &usage)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         func inSeconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        let cpu = inSeconds(usage.ru_utime) + inSeconds(usage.ru_stime)
-        return Run(seconds: seconds, maxRSSKiB: usage.ru_maxrss, cpuSeconds: cpu, status: (status >> 8) & 0xff)
+        return Run(seconds: seconds, maxRSSKiB: usage.ru_maxrss, cpuSeconds: inSeconds(usage.ru_utime) + inSeconds(usage.ru_stime),
+                   status: (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), hung: hung)
     }
 
     /// Median of `count` runs, interleaved round-robin across `commands` so machine noise hits all alike.

@@ -31,14 +31,8 @@ enum GoalsBench {
         let command: String
     }
 
-    /// A run under a time limit.
-    struct Timed {
-        let seconds: Double
-        let cpuSeconds: Double
-        let maxRSSKiB: Int
-        let status: Int32
-        let hung: Bool
-    }
+    /// A run under a time limit (`CommandLineBench.run`'s `limit`).
+    typealias Timed = CommandLineBench.Run
 
     static func integer(_ name: String, _ fallback: Int) -> Int {
         getenv(name).flatMap { Int(String(cString: $0)) }.map { max($0, 1) } ?? fallback
@@ -47,56 +41,6 @@ enum GoalsBench {
     static func load() -> String {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "?" }
         return text.split(separator: " ").prefix(3).joined(separator: " ")
-    }
-
-    /// The watchdog's view of one child: ended (waited for, not yet reaped), killed by it.
-    final class Watch: @unchecked Sendable {
-        let lock = NSLock()
-        var ended = false
-        var killed = false
-    }
-
-    /// Runs `argv` (stdin /dev/null or `input`, stdout /dev/null or `output`, stderr /dev/null),
-    /// killed with SIGKILL after `limit` seconds (then `hung`). The child is reaped only after the
-    /// watchdog has been told it ended, so the watchdog never signals a reused pid.
-    static func run(_ argv: [String], environment: [String: String] = [:], input: String? = nil,
-                    output: String? = nil, limit: Double) -> Timed {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (cArgs + cEnv).forEach { free($0) } }
-        var pid: pid_t = 0
-        let start = DispatchTime.now().uptimeNanoseconds
-        guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, cEnv) == 0 else {
-            return Timed(seconds: .nan, cpuSeconds: .nan, maxRSSKiB: 0, status: -1, hung: false)
-        }
-        let watch = Watch()
-        let child = pid
-        DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
-            watch.lock.lock()
-            if !watch.ended { watch.killed = true; kill(child, SIGKILL) }
-            watch.lock.unlock()
-        }
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        watch.lock.lock()
-        watch.ended = true
-        let hung = watch.killed
-        watch.lock.unlock()
-        var status: Int32 = 0
-        var usage = rusage()
-        _ = wait4(pid, &status, 0, &usage)
-        func inSeconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return Timed(seconds: seconds, cpuSeconds: inSeconds(usage.ru_utime) + inSeconds(usage.ru_stime),
-                     maxRSSKiB: usage.ru_maxrss, status: (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), hung: hung)
     }
 
     /// `turns` turns of every command; the order rotates each turn (a, b, c / b, c, a / …), so
@@ -169,14 +113,14 @@ enum GoalsBench {
         CommandLineBench.write(pw, "right\n")
         CommandLineBench.write(msg, Base64.encode(RNCryptor.encrypt(Array("a small secret".utf8), password: SecretBytes(utf8: "right"))) + "\n")
         let decrypt = [rwsecret, "decrypt", "--no-store", "--password-file", pw, msg]
-        guard run(decrypt, limit: 10).status == 0 else {
+        guard CommandLineBench.run(decrypt, limit: 10).status == 0 else {
             return [Row(what: "(a) one small message vs `openssl version`", ratio: .nan, goal: "≤ 1.6×", met: nil, detail: "rwsecret failed", load: load(), command: "")]
         }
         var names = ["rwsecret", "openssl version"]
-        var commands: [() -> Timed] = [{ run(decrypt, limit: 10) }, { run(["openssl", "version"], limit: 10) }]
+        var commands: [() -> Timed] = [{ CommandLineBench.run(decrypt, limit: 10) }, { CommandLineBench.run(["openssl", "version"], limit: 10) }]
         for (name, file) in [("Swift hello", "swift-hello"), ("Swift + libcrypto init", "swift-crypto"), ("C + libcrypto init", "c-crypto")] {
             let path = floorsFolder + "/" + file
-            if access(path, X_OK) == 0 { names.append(name); commands.append { run([path], limit: 10) } }
+            if access(path, X_OK) == 0 { names.append(name); commands.append { CommandLineBench.run([path], limit: 10) } }
         }
         // The KDF of a right password (the HMAC key and the encryption key: what any RNCryptor
         // reader must derive), in this process with rwsecret's kernel, timed in the same turns.
@@ -186,7 +130,7 @@ enum GoalsBench {
             let start = now()
             _ = KeyDerivation.keys([(benchPassword, salts.0), (benchPassword, salts.1)], using: .sha)
             let seconds = now() - start
-            return Timed(seconds: seconds, cpuSeconds: seconds, maxRSSKiB: 0, status: 0, hung: false)
+            return Timed(seconds: seconds, maxRSSKiB: 0, cpuSeconds: seconds, status: 0)
         }
         let before = load()
         let runs = inTurns(commands, count: turns)
@@ -231,19 +175,19 @@ enum GoalsBench {
             return [Row(what: what, ratio: .nan, goal: "≤ 1.3×", met: nil, detail: "SKIPPED: secret-tool (libsecret-tools) not installed", load: load(), command: "")]
         }
         let lookup = [secretTool, "lookup", "label", "bench"]
-        guard run([rwsecret, "password", "add", "bench"], environment: env, input: dir + "/add.txt", limit: limit).status == 0,
-              run([rwsecret, "decrypt", one], environment: env, output: dir + "/out", limit: limit).status == 0,
+        guard CommandLineBench.run([rwsecret, "password", "add", "bench"], environment: env, input: dir + "/add.txt", limit: limit).status == 0,
+              CommandLineBench.run([rwsecret, "decrypt", one], environment: env, output: dir + "/out", limit: limit).status == 0,
               (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) == "a small secret\n",
-              run(lookup, environment: env, output: dir + "/lookup.out", limit: limit).status == 0,
+              CommandLineBench.run(lookup, environment: env, output: dir + "/lookup.out", limit: limit).status == 0,
               (try? String(contentsOfFile: dir + "/lookup.out", encoding: .utf8)) == "right" else {
             return [Row(what: what, ratio: .nan, goal: "≤ 1.3×", met: nil, detail: "SKIPPED: the password could not be stored or read back", load: load(), command: "")]
         }
         let before = load()
         CommandLineBench.write(dir + "/pw", "right\n")
         var commands: [() -> Timed] = [
-            { run([rwsecret, "decrypt", one], environment: env, limit: limit) },
-            { run(lookup, environment: env, limit: limit) },
-            { run([rwsecret, "decrypt", "--no-store", "--password-file", dir + "/pw", one], environment: env, limit: limit) },
+            { CommandLineBench.run([rwsecret, "decrypt", one], environment: env, limit: limit) },
+            { CommandLineBench.run(lookup, environment: env, limit: limit) },
+            { CommandLineBench.run([rwsecret, "decrypt", "--no-store", "--password-file", dir + "/pw", one], environment: env, limit: limit) },
         ]
         // The floor of any reader of this message whose password is in the keyring: the lookup
         // itself (libsecret, D-Bus, the daemon) plus the small-message floor of row (a): a Swift
@@ -253,13 +197,13 @@ enum GoalsBench {
         let swiftCrypto = floorsFolder + "/swift-crypto"
         let hasFloor = access(swiftCrypto, X_OK) == 0
         if hasFloor {
-            commands.append { run([swiftCrypto], limit: limit) }
+            commands.append { CommandLineBench.run([swiftCrypto], limit: limit) }
             let salts = (benchSalts[0], benchSalts[1])
             commands.append {
                 let start = now()
                 _ = KeyDerivation.keys([(benchPassword, salts.0), (benchPassword, salts.1)], using: .sha)
                 let seconds = now() - start
-                return Timed(seconds: seconds, cpuSeconds: seconds, maxRSSKiB: 0, status: 0, hung: false)
+                return Timed(seconds: seconds, maxRSSKiB: 0, cpuSeconds: seconds, status: 0)
             }
         }
         let runs = inTurns(commands, count: count)
@@ -303,18 +247,18 @@ enum GoalsBench {
         let python = getenv("RWSECRET_BENCH_PYTHON").map { String(cString: $0) } ?? (access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3")
         let script = "import hashlib,sys\nn=int(sys.argv[1])\nfor i in range(n): hashlib.pbkdf2_hmac('sha1', b'wrong-password-%d' % i, b'12345678', 10000, 32)\n"
         let commands: [() -> Timed] = [
-            { run([rwsecret, "decrypt", "--no-store", "--jobs", "1", "--password-file", chain, msg], limit: 60) },
-            { run([rwsecret, "decrypt", "--no-store", "--jobs", "1", "--password-file", one, msg], limit: 60) },
-            { run([rwsecret, "decrypt", "--no-store", "--password-file", chain, msg], limit: 60) },
-            { run([rwsecret, "decrypt", "--no-store", "--password-file", one, msg], limit: 60) },
-            { run([python, "-c", script, "\(wrong)"], limit: 60) },
-            { run([python, "-c", script, "0"], limit: 60) },
+            { CommandLineBench.run([rwsecret, "decrypt", "--no-store", "--jobs", "1", "--password-file", chain, msg], limit: 60) },
+            { CommandLineBench.run([rwsecret, "decrypt", "--no-store", "--jobs", "1", "--password-file", one, msg], limit: 60) },
+            { CommandLineBench.run([rwsecret, "decrypt", "--no-store", "--password-file", chain, msg], limit: 60) },
+            { CommandLineBench.run([rwsecret, "decrypt", "--no-store", "--password-file", one, msg], limit: 60) },
+            { CommandLineBench.run([python, "-c", script, "\(wrong)"], limit: 60) },
+            { CommandLineBench.run([python, "-c", script, "0"], limit: 60) },
             {
                 // The kernel alone: 8 keys of one password each, one at a time, in this process.
                 let start = now()
                 for index in 0..<8 { _ = KeyDerivation.keys([(benchPassword, benchSalts[index % 3])], using: .sha) }
                 let seconds = (now() - start) / 8
-                return Timed(seconds: seconds, cpuSeconds: seconds, maxRSSKiB: 0, status: 0, hung: false)
+                return Timed(seconds: seconds, maxRSSKiB: 0, cpuSeconds: seconds, status: 0)
             },
         ]
         let what = "(c) per wrong password vs Python's `hashlib.pbkdf2_hmac` (OpenSSL)"
@@ -353,10 +297,10 @@ enum GoalsBench {
         var block = Crypto.randomBytes(count: 1 << 20)
         for _ in 0..<mib { block[0] &+= 1; _ = block.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) } }
         close(fd)
-        _ = run([rwsecret, "encrypt", "--binary", plain, "-o", message], environment: ["RWSECRET_PASSWORD": "big"], limit: 600)
+        _ = CommandLineBench.run([rwsecret, "encrypt", "--binary", plain, "-o", message], environment: ["RWSECRET_PASSWORD": "big"], limit: 600)
         unlink(plain)
         defer { unlink(message); unlink(body); unlink(out) }
-        _ = run(["/bin/sh", "-c", "tail -c +35 '\(message)' | head -c -32 > '\(body)'"], limit: 600)
+        _ = CommandLineBench.run(["/bin/sh", "-c", "tail -c +35 '\(message)' | head -c -32 > '\(body)'"], limit: 600)
         let wrong = dir + "/two-wrong"
         CommandLineBench.write(wrong, "wrong-one\ntwo-wrong\n")
         sync()
@@ -369,11 +313,11 @@ enum GoalsBench {
         func floor(_ hmacs: Int) -> Timed {
             defer { unlink(out) }
             let run = Floor.run(message: message, output: out, hmacs: hmacs, pipe: false)
-            return Timed(seconds: run.seconds, cpuSeconds: run.cpuSeconds, maxRSSKiB: 0, status: 0, hung: false)
+            return Timed(seconds: run.seconds, maxRSSKiB: 0, cpuSeconds: run.cpuSeconds, status: 0)
         }
         let commands: [() -> Timed] = [
-            { defer { unlink(out) }; return run([rwsecret, "decrypt", "--no-store", "--binary", "--password-file", wrong, message, "-o", out], environment: ["RWSECRET_PASSWORD": "big"], limit: 600) },
-            { defer { unlink(out) }; return run(["/bin/sh", "-c", openssl], limit: 600) },
+            { defer { unlink(out) }; return CommandLineBench.run([rwsecret, "decrypt", "--no-store", "--binary", "--password-file", wrong, message, "-o", out], environment: ["RWSECRET_PASSWORD": "big"], limit: 600) },
+            { defer { unlink(out) }; return CommandLineBench.run(["/bin/sh", "-c", openssl], limit: 600) },
             { floor(3) },
             { floor(1) },
         ]
@@ -404,7 +348,7 @@ enum GoalsBench {
         fflush(nil)
         let log = CommandLineBench.temporaryDirectory() + "/script.log"
         defer { unlink(log) }
-        let result = run(["/bin/bash"] + arguments, environment: environment, output: log, limit: 3600)
+        let result = CommandLineBench.run(["/bin/bash"] + arguments, environment: environment, output: log, limit: 3600)
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         for line in text.split(separator: "\n") { print("  " + line) }
         if result.status != 0 { print("  (exit status \(result.status))") }

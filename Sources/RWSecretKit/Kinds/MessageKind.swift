@@ -84,7 +84,8 @@ package protocol MessageKind: SendableMetatype {
     static func checkCost(_ header: Header, budget: TryBudget) throws(KindError)
 
     /// A costly try's memory and threads, and its words for the verbose line, when several
-    /// credentials are worth trying at once (OpenPGP's S2K); nil otherwise (the default).
+    /// credentials are worth trying at once (age's scrypt, OpenPGP's S2K); nil otherwise (the
+    /// default). `MessageKinds.memoryPerTry` asks it for the memory of one try.
     static func costlyTry(_ header: Header) -> CostlyTry?
 
     /// Tries `passwords` several at once within `budget` when this message is opened by

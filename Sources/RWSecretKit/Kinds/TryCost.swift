@@ -5,9 +5,7 @@ extension MessageKinds {
     /// header does not parse (its opening says why).
     package static func memoryPerTry<K: MessageKind>(_ kind: K.Type, input: KindInput) -> Int? {
         guard let header = try? K.parseHeader(input) else { return nil }
-        if let age = header as? AgeKind.Header, let scrypt = age.scrypt { return AgeScryptBatch.memoryPerTry(logN: scrypt.logN) }
-        if let pgp = header as? OpenPGPKind.Header { return pgp.skesks.map(\.s2k).filter(\.isCostly).map(\.memoryPerTry).max() }
-        return nil
+        return K.costlyTry(header)?.memory
     }
 }
 

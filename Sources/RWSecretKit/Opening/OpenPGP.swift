@@ -19,7 +19,7 @@ public enum OpenPGP {
         /// The name ``Opener/identity(_:)`` reports when this key opens a message.
         public var name: String { named.name }
 
-        var key: OpenPGPTransferableKey {
+        package var key: OpenPGPTransferableKey {
             guard case .openPGPKey(let key) = named.credential else { preconditionFailure("an OpenPGP identity holds an OpenPGP key") }
             return key
         }
@@ -66,11 +66,11 @@ public enum OpenPGP {
             for key in keys where key.usableDecryptionKeys.isEmpty {
                 let why: String
                 if key.decryptionKeys.contains(where: { $0.algorithm == 16 }) {
-                    why = "its encryption subkey is ElGamal, which OpenSSL does not have"
+                    why = "its encryption subkey is ElGamal, which OpenSSL does not have (add a cv25519 or RSA subkey: gpg --quick-add-key)"
                 } else if key.keys.contains(where: { $0.isForEncryption }) {
                     why = "the secret of its encryption subkey is not in the file (a stub: the key is on a smartcard or was exported without it)"
                 } else {
-                    why = "it has no encryption subkey (a signing-only key)"
+                    why = "it has no encryption subkey (a signing-only key; add one: gpg --quick-add-key FINGERPRINT cv25519 encr)"
                 }
                 throw KeyError(.noEncryptionKey, "the OpenPGP key \(key.fingerprintHex): \(why)")
             }

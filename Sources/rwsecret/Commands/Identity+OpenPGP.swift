@@ -9,10 +9,10 @@ import Glibc
 /// protection, as age identities are.
 enum OpenPGPIdentityFiles {
     /// The secret keys `bytes` hold (`path` names them in errors), each with an encryption key
-    /// rwsecret can use; a key without one is an error (65) that says why.
+    /// rwsecret can use (`OpenPGP.Identity.parse`); a key without one is an error (65) that says why.
     static func secretKeys(_ bytes: [UInt8], path: String, passphraseFile: String?) throws -> [OpenPGPTransferableKey] {
         var failure: Error?
-        let ask = { () throws(OpenPGPKeyError) -> SecretBytes in
+        let ask = { () -> SecretBytes? in
             do {
                 if let passphraseFile {
                     var text = try readSmallFile(passphraseFile, what: "passphrase file", limit: 1 << 16)
@@ -27,26 +27,13 @@ enum OpenPGPIdentityFiles {
                 return try Terminal.readSecret(prompt: "Passphrase of the OpenPGP key in \(Output.escaped(path)): ")
             } catch {
                 failure = error
-                throw .needsPassphrase
+                return nil
             }
         }
-        let keys: [OpenPGPTransferableKey]
-        do { keys = try OpenPGPTransferableKey.parse(bytes, secret: true, passphrase: ask) } catch {
+        do { return try OpenPGP.Identity.parse(bytes, name: path, asking: ask).map(\.key) } catch {
             if let failure { throw failure }
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
         }
-        for key in keys where key.usableDecryptionKeys.isEmpty {
-            let why: String
-            if key.decryptionKeys.contains(where: { $0.algorithm == 16 }) {
-                why = "its encryption subkey is ElGamal, which OpenSSL does not have (add a cv25519 or RSA subkey: gpg --quick-add-key)"
-            } else if key.keys.contains(where: { $0.isForEncryption }) {
-                why = "the secret of its encryption subkey is not in the file (a stub: the key is on a smartcard or was exported without it)"
-            } else {
-                why = "it has no encryption subkey (a signing-only key; add one: gpg --quick-add-key FINGERPRINT cv25519 encr)"
-            }
-            throw CommandFailure(.dataError, "\(Output.escaped(path)): the OpenPGP key \(key.fingerprintHex): \(why)")
-        }
-        return keys
     }
 }
 

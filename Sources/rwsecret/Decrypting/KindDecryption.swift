@@ -369,20 +369,8 @@ extension KindDecryption {
             guard session.jobs > 1 else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
             return try wholeFile(kind, input: input, index: index)
         }
-        do {
-            session.inputLooksLikeYAML = KindRegistry.mayBeYAML(prefix)
-            guard KindRegistry.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
-            let text = try readAt(input, count: Int(size))
-            let values = AnsibleVaultKind.vaultValues(inYAML: text)
-            guard !values.isEmpty else {
-                session.inputVaultUnread = KindRegistry.mentionsVault(text)
-                return nil
-            }
-            items = values.map { value in
-                let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
-                return (value.text.count, place, { [self] in try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place) })
-            }
-        }
+        guard let values = try vaultValues(of: input, index: index, prefix: prefix) else { return nil }
+        items = values.map { value in (value.text.count, value.place, { [self] in try record(value) }) }
         // On a pipeline thread a store that fails (it opened already, or opens lazily for a
         // later record) fails that record.
         @Sendable func onPipeline(_ item: Item) -> (bytes: Int, make: @Sendable (Int, Int) -> KindRecord, inOrder: Bool) {
@@ -440,13 +428,9 @@ extension KindDecryption {
                     return nil
                 }
                 if n == 0 {
-                    let values = AnsibleVaultKind.vaultValues(inYAML: text)
-                    if values.isEmpty, KindRegistry.mentionsVault(text) { session.inputVaultUnread = true }
+                    let values = vaultValues(in: text, input: input, index: index)
                     if values.isEmpty { break }
-                    return try values.map { value in
-                        let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
-                        return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
-                    }
+                    return try values.map(record)
                 }
                 text += chunk[..<n]
             }
@@ -459,18 +443,36 @@ extension KindDecryption {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
+        guard let values = try vaultValues(of: input, index: index, prefix: prefix) else { return nil }
+        return try values.map(record)
+    }
+
+    /// A `!vault` value of a YAML input: where it stands, and its vault text.
+    typealias VaultValue = (place: RecordWriter.Place, text: [UInt8])
+
+    /// The `!vault` values of the regular file `input`, read with `pread` from its start when
+    /// `prefix` (its first bytes) may begin YAML and it is within the YAML limit; nil when it
+    /// holds none (its lines are read then).
+    private func vaultValues(of input: InputFile, index: Int, prefix: [UInt8]) throws -> [VaultValue]? {
         session.inputLooksLikeYAML = KindRegistry.mayBeYAML(prefix)
         guard KindRegistry.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
-        let text = try readAt(input, count: Int(size))
+        let values = vaultValues(in: try readAt(input, count: Int(size)), input: input, index: index)
+        return values.isEmpty ? nil : values
+    }
+
+    /// The `!vault` values of the YAML `text` of `input`, each with its place. When there are
+    /// none but it mentions `!vault`, the input's not-a-message line says so (`inputVaultUnread`).
+    private func vaultValues(in text: [UInt8], input: InputFile, index: Int) -> [VaultValue] {
         let values = AnsibleVaultKind.vaultValues(inYAML: text)
-        guard !values.isEmpty else {
-            session.inputVaultUnread = KindRegistry.mentionsVault(text)
-            return nil
+        if values.isEmpty, KindRegistry.mentionsVault(text) { session.inputVaultUnread = true }
+        return values.map { value in
+            (RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key), value.text)
         }
-        return try values.map { value in
-            let place = RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key)
-            return try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: place, again: { KindInput(bytes: value.text) })
-        }
+    }
+
+    /// The record of the `!vault` value `value` (opened again with a password typed on a terminal).
+    private func record(_ value: VaultValue) throws -> KindRecord {
+        try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: value.place, again: { KindInput(bytes: value.text) })
     }
 
     /// `opening`, when given, opens the message instead of `openLazily` (`walk`: a whole file on

@@ -70,6 +70,21 @@ struct KindRegistryTests {
         #expect(!RNCryptorKind.oneTryIsCostly(try RNCryptorKind.parseHeader(KindInput(bytes: message))))
     }
 
+    @Test("the memory of one costly try is the kind's to say: age's scrypt, OpenPGP's Argon2; none for a cheap one or a bad header")
+    func memoryPerTry() throws {
+        let scrypt = Self.fixture("age-scrypt-ascii.age")
+        let logN = try #require(try AgeKind.parseHeader(KindInput(bytes: scrypt)).scrypt?.logN)
+        #expect(MessageKinds.memoryPerTry(AgeKind.self, input: KindInput(bytes: scrypt)) == AgeScryptBatch.memoryPerTry(logN: logN))
+        #expect(MessageKinds.memoryPerTry(AgeKind.self, input: KindInput(bytes: Self.fixture("age-x25519.age"))) == nil)
+        let argon2 = OpenPGPRFC9580Tests.bytes("a12.1-v4skesk-argon2-aes128.asc")
+        #expect(MessageKinds.memoryPerTry(OpenPGPKind.self, input: KindInput(bytes: argon2)) == 2 << 30)
+        #expect(MessageKinds.memoryPerTry(OpenPGPKind.self, input: KindInput(bytes: Self.fixture("openpgp/aes128-sha1-zip.asc"))) == nil)
+        #expect(MessageKinds.memoryPerTry(AnsibleVaultKind.self, input: KindInput(bytes: Self.fixture("ansible-1.1.vault"))) == nil)
+        let message = RNCryptor.encrypt(Array("x".utf8), password: SecretBytes(Array("pw".utf8)))
+        #expect(MessageKinds.memoryPerTry(RNCryptorKind.self, input: KindInput(bytes: message)) == nil)
+        #expect(MessageKinds.memoryPerTry(AgeKind.self, input: KindInput(bytes: Array("age-encryption.org/v1\n-> scrypt\n".utf8))) == nil)
+    }
+
     @Test("an RNCryptor message opens through MessageKind's steps as the other kinds do; a wrong password is one try")
     func rncryptorKind() throws {
         let message = RNCryptor.encrypt(Array("the plaintext".utf8), password: SecretBytes(Array("right".utf8)))

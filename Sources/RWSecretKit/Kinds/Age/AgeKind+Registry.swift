@@ -5,7 +5,14 @@ extension AgeKind {
     package static let needs = CredentialNeeds(passwords: true, identities: [.ageX25519, .ageSSH, .ageOwn])
 
     /// An scrypt stanza's try is costly (up to 2^22 iterations and 4 GiB); an identity's is not.
-    package static func oneTryIsCostly(_ header: Header) -> Bool { header.scrypt != nil }
+    package static func oneTryIsCostly(_ header: Header) -> Bool { costlyTry(header) != nil }
+
+    /// An scrypt stanza's try: its memory (r = 8) on one thread. Its tries run in
+    /// `unlockAtOnce`, so this is asked for the memory alone (`MessageKinds.memoryPerTry`).
+    package static func costlyTry(_ header: Header) -> CostlyTry? {
+        guard let scrypt = header.scrypt else { return nil }
+        return CostlyTry(memory: AgeScryptBatch.memoryPerTry(logN: scrypt.logN), threads: 1, words: "scrypt work factor \(scrypt.logN)")
+    }
 
     /// An scrypt stanza is alone in its header: only passwords open it, tried several at once
     /// within `budget` (`AgeScryptBatch`), decided in order all the same.

@@ -2,18 +2,20 @@
 internal import Glibc
 #endif
 
-/// OpenPGP messages encrypted to a password (`gpg -c`; RFC 9580), binary or ASCII-armored.
+/// OpenPGP messages (RFC 9580) encrypted to a password (`gpg -c`) or to public keys (`gpg -e`),
+/// binary or ASCII-armored.
 ///
 /// Credentials: passwords, for symmetric-key encrypted session key packets (SKESK v4 and v6, and
-/// LibrePGP's v5; S2K simple, salted, iterated and salted, Argon2). The body is a SEIPD v1 packet
+/// LibrePGP's v5; S2K simple, salted, iterated and salted, Argon2); OpenPGP secret keys and a
+/// program's own `Identity` (`Opening/OpenPGP.swift`), for public-key encrypted session key
+/// packets (PKESK v3 and v6, `OpenPGPPublicKeySession.swift`). The body is a SEIPD v1 packet
 /// (CFB with a modification detection code), a SEIPD v2 one (AEAD chunks: EAX, OCB, GCM, and a
 /// final tag), or LibrePGP's AEAD Encrypted Data packet (tag 20, `OpenPGPLibrePGP.swift`):
 /// the decrypted packet stream is parsed and decompressed as it is decrypted, and the plaintext
 /// written once, to the sink (`OpenPGPDecryptedStream`); the MDC, or the final tag, is checked
 /// at the end, and the sink emptied when it fails: the caller releases nothing before (the CLI's
 /// sink is an unnamed private file, linked in only then). Refused with one line:
-/// SED packets (no integrity protection), messages only to public keys (PKESK), messages that
-/// are signed or plain but not encrypted.
+/// SED packets (no integrity protection), messages that are signed or plain but not encrypted.
 package enum OpenPGPKind: MessageKind {
     package static let name = MessageKindName.openpgp
     /// The packet tags that may begin a message in binary form.
