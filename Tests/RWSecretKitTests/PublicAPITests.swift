@@ -108,6 +108,22 @@ struct PublicAPITests {
             default: "\\(error)"
             }
         }
+        // A custom store or passphrase provider throws the errors the package's stores throw, and a
+        // consumer words each from public facts (issue 33, item 7).
+        func unknown(_ label: String) -> StoreError { .unknownLabels([label]) }
+        let provider: @Sendable (VaultPasswordStore.PassphraseRequest) throws(StoreError) -> SecretBytes? = { _ throws(StoreError) in
+            throw .noPassphrase(path: "/tmp/vault", reason: "no terminal")
+        }
+        func advice(_ error: StoreError) -> String? {
+            switch error.code {
+            case .noVault, .vaultDamaged, .vaultUnreadable: error.path
+            case .noPassphrase, .invalidLabel: error.detail
+            case .sessionKeyring: error.errno == .notPermitted ? "not permitted" : nil
+            case .passphraseRejected, .rejected: error.failures.first?.description
+            case .unsafePath: error.path
+            default: error.description.hasSuffix(StoreError.vaultAlternative) ? "use the vault" : nil
+            }
+        }
         // Credentials are an open protocol (issue 33): an identity and a recipient of the program's own.
         struct TokenIdentity: Identity {
             let name = "token"

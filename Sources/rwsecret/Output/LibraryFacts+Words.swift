@@ -32,7 +32,7 @@ extension Opener {
 extension ValidationFailure {
     /// The failure as the tool prints it: a broken character class names its option (`--require numeric`).
     var words: String {
-        if let requirement = CharacterClassValidator.requirement(brokenBy: self) {
+        if let requirement = PasswordRequirement.brokenBy(self) {
             return "\(failureDescription) (--require \(requirement.rawValue) allows only \(requirement.wording))"
         }
         return description
