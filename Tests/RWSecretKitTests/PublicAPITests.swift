@@ -97,6 +97,14 @@ struct PublicAPITests {
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
+        // The tool's store set-up, from an environment of the program's own (issue 33, item 4).
+        func keyring(_ environment: [String: String]) throws(StoreError) -> KeyringPasswordStore {
+            KeyringPasswordStore.startWarmUp(askingTheBus: true)
+            guard try KeyringPasswordStore.secretServiceIsRunning() else { throw .unavailable(reason: "no Secret Service", advice: "start one") }
+            _ = KeyringPasswordStore.defaultLockPath(environment)
+            return try KeyringPasswordStore(environment: environment)
+        }
+        let defaultVault = VaultPasswordStore.defaultPath(["HOME": "/home/me"])
         // A store error is a struct with a non-frozen code (new codes break no switch), its labels and failures.
         func locked(_ error: StoreError) -> Bool { error.code == .locked }
         // So is the format's error: a wrong password or a corrupted message is one code.

@@ -199,14 +199,17 @@ extension StoreError {
     public static func noPassphrase(path: String, reason: String) -> StoreError { StoreError(.noPassphrase(path: path, reason: reason)) }
     /// There is no vault at `path` yet (`noVault`).
     public static func noVault(path: String) -> StoreError { StoreError(.noVault(path: path)) }
+    /// The store cannot be reached or opened: `reason`, then what to do, `advice` (`unavailable`).
+    public static func unavailable(reason: String, advice: String) -> StoreError { StoreError(.unavailable(reason: reason, advice: advice)) }
+    /// Validators rejected a new vault passphrase (`passphraseRejected`): what a passphrase
+    /// provider throws for a ``VaultPasswordStore/PassphraseRequest/create`` it checked itself.
+    public static func passphraseRejected(_ failures: [ValidationFailure]) -> StoreError { StoreError(.passphraseRejected(failures)) }
 }
 
 /// The cases only the package's stores throw.
 extension StoreError {
-    package static func unavailable(reason: String, advice: String) -> StoreError { StoreError(.unavailable(reason: reason, advice: advice)) }
     package static func locked(advice: String) -> StoreError { StoreError(.locked(advice: advice)) }
     package static func io(_ p0: String) -> StoreError { StoreError(.io(p0)) }
-    package static func passphraseRejected(_ p0: [ValidationFailure]) -> StoreError { StoreError(.passphraseRejected(p0)) }
     package static func wrongPassphrase(path: String) -> StoreError { StoreError(.wrongPassphrase(path: path)) }
     package static func vaultNotARegularFile(path: String, kind: FileKind) -> StoreError { StoreError(.vaultNotARegularFile(path: path, kind: kind)) }
     package static func vaultTooLarge(path: String, size: Int64, limit: Int) -> StoreError { StoreError(.vaultTooLarge(path: path, size: size, limit: limit)) }
