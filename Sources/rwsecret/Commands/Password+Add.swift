@@ -59,9 +59,9 @@ extension RWSecret.Password {
                 // "Not already stored" and the label choice run under the store's lock, so
                 // that concurrent adds neither store one secret twice nor take one label twice.
                 let minLength = self.minLength, requirement = require
-                let used = try store.add(secret, label: label) { secret, stored in
+                let used = try store.add([PasswordToAdd(label: label, secret: secret)], check: { secret, stored in
                     PasswordRequirement.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
-                }
+                })[0]
                 if !global.quiet {
                     Output.standardError.line("rwsecret: stored password '\(Output.escaped(used))' (\(store.kind.rawValue) store)")
                 }

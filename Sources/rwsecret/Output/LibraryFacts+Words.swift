@@ -4,11 +4,9 @@ import RWSecretKit
 extension DecryptionFailure {
     /// The reason printed after `FILE:LINE:` and in JSON `error` members (the spec's wording).
     var words: String {
-        switch reason {
-        case .needsKey: "key-based message needs --key-file"
-        case .format(let error): error.words
-        default: description
-        }
+        if code == .needsKey { return "key-based message needs --key-file" }
+        if code == .format, let error = formatError { return error.words }
+        return description
     }
 }
 
