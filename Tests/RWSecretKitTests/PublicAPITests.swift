@@ -109,6 +109,7 @@ struct PublicAPITests {
         func locked(_ error: StoreError) -> Bool { error.code == .locked }
         // So is the format's error: a wrong password or a corrupted message is one code.
         func wrongPasswordOrCorrupted(_ error: RNCryptorError) -> Bool { error.code == .authenticationFailure }
+        func legacy(_ error: RNCryptorError) -> UInt8? { error.code == .legacyVersion ? error.version : nil }
         func concerns(_ error: StoreError) -> ([String], [ValidationFailure]) { (error.labels, error.failures) }
         func act(_ error: StoreError) -> String {
             switch error.code {

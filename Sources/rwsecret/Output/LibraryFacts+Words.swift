@@ -13,11 +13,8 @@ extension DecryptionFailure {
 extension RNCryptorError {
     /// The reason as the tool prints it: a refused legacy version names the flag that opens it.
     var words: String {
-        switch reason {
-        case .legacyVersion(let v):
-            "version \(v) message: its HMAC does not cover the header, so its plaintext cannot be fully authenticated (give --allow-legacy to open it anyway)"
-        default: description
-        }
+        guard code == .legacyVersion, let v = version else { return description }
+        return "version \(v) message: its HMAC does not cover the header, so its plaintext cannot be fully authenticated (give --allow-legacy to open it anyway)"
     }
 }
 
