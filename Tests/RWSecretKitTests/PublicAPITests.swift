@@ -97,15 +97,40 @@ struct PublicAPITests {
         }
         let toFile = VerifiedStream.Destination.file(FilePath("/tmp/out"))
         func keyring() throws(StoreError) -> KeyringPasswordStore { try KeyringPasswordStore() }
+        // The tool's store set-up, from an environment of the program's own (issue 33, item 4).
+        func keyring(_ environment: [String: String]) throws(StoreError) -> KeyringPasswordStore {
+            KeyringPasswordStore.startWarmUp(askingTheBus: true)
+            guard try KeyringPasswordStore.secretServiceIsRunning() else { throw .unavailable(reason: "no Secret Service", advice: "start one") }
+            _ = KeyringPasswordStore.defaultLockPath(environment)
+            return try KeyringPasswordStore(environment: environment)
+        }
+        let defaultVault = VaultPasswordStore.defaultPath(["HOME": "/home/me"])
         // A store error is a struct with a non-frozen code (new codes break no switch), its labels and failures.
         func locked(_ error: StoreError) -> Bool { error.code == .locked }
         // So is the format's error: a wrong password or a corrupted message is one code.
         func wrongPasswordOrCorrupted(_ error: RNCryptorError) -> Bool { error.code == .authenticationFailure }
+        func legacy(_ error: RNCryptorError) -> UInt8? { error.code == .legacyVersion ? error.version : nil }
         func concerns(_ error: StoreError) -> ([String], [ValidationFailure]) { (error.labels, error.failures) }
         func act(_ error: StoreError) -> String {
             switch error.code {
             case .labelExists, .unknownLabel: "labels \\(error.labels)"
             default: "\\(error)"
+            }
+        }
+        // A custom store or passphrase provider throws the errors the package's stores throw, and a
+        // consumer words each from public facts (issue 33, item 7).
+        func unknown(_ label: String) -> StoreError { .unknownLabels([label]) }
+        let provider: @Sendable (VaultPasswordStore.PassphraseRequest) throws(StoreError) -> SecretBytes? = { _ throws(StoreError) in
+            throw .noPassphrase(path: "/tmp/vault", reason: "no terminal")
+        }
+        func advice(_ error: StoreError) -> String? {
+            switch error.code {
+            case .noVault, .vaultDamaged, .vaultUnreadable: error.path
+            case .noPassphrase, .invalidLabel: error.detail
+            case .sessionKeyring: error.errno == .notPermitted ? "not permitted" : nil
+            case .passphraseRejected, .rejected: error.failures.first?.description
+            case .unsafePath: error.path
+            default: error.description.hasSuffix(StoreError.vaultAlternative) ? "use the vault" : nil
             }
         }
         // Credentials are an open protocol (issue 33): an identity and a recipient of the program's own.

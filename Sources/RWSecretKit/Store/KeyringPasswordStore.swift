@@ -39,8 +39,10 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
         try self.init(lockPath: Self.defaultLockPath(Self.environment(["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "HOME"])), lockWaiting: lockWaiting)
     }
 
-    /// The lock file the tool and the library take around keyring changes, given `environment`.
-    package static func defaultLockPath(_ environment: [String: String]) -> String {
+    /// The lock file the tool and the library take around keyring changes, given `environment`
+    /// (`XDG_RUNTIME_DIR`, `XDG_DATA_HOME`, `HOME`): what ``init(lockWaiting:)`` uses with the
+    /// process environment. For a program that resolves paths from an environment of its own.
+    public static func defaultLockPath(_ environment: [String: String]) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/rwsecret.lock" }
         return folder(of: VaultPasswordStore.defaultPath(environment)) + "/rwsecret.lock"
     }
@@ -50,6 +52,15 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
         var values: [String: String] = [:]
         for name in names { if let value = getenv(name) { values[name] = String(cString: value) } }
         return values
+    }
+
+    /// The keyring store with its lock file at ``defaultLockPath(_:)`` of `environment`
+    /// instead of the process environment's (a program that resolves paths from an environment
+    /// of its own, as the tool does). The lock file is never one a caller invents: every program
+    /// adding to one keyring must take the same one.
+    /// - Parameter lockWaiting: called once when another process has held the lock for a second.
+    public convenience init(environment: [String: String], lockWaiting: @escaping @Sendable () -> Void = {}) throws(StoreError) {
+        try self.init(lockPath: Self.defaultLockPath(environment), lockWaiting: lockWaiting)
     }
 
     /// The keyring store with its lock file at `lockPath`.
@@ -66,7 +77,7 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
     }
 
     /// Whether some process owns `org.freedesktop.secrets` on the session bus (nothing is activated).
-    package static func secretServiceIsRunning() throws(StoreError) -> Bool {
+    public static func secretServiceIsRunning() throws(StoreError) -> Bool {
         try SecretServiceClient.secretServiceIsRunning()
     }
 
@@ -74,7 +85,7 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
     /// asking it whether a Secret Service runs, on a thread of its own (nothing is sent to the
     /// Secret Service); returns at once. For a process that will probably read the keyring:
     /// call it first thing. The first keyring call waits for it to end.
-    package static func startWarmUp(askingTheBus: Bool) { SecretServiceClient.startWarmUp(askingTheBus: askingTheBus) }
+    public static func startWarmUp(askingTheBus: Bool) { SecretServiceClient.startWarmUp(askingTheBus: askingTheBus) }
 
     /// The labels in stored order, without reading any secret.
     public func labels() throws(StoreError) -> [String] {

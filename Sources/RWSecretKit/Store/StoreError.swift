@@ -1,3 +1,5 @@
+public import SystemPackage
+
 /// Why a store operation failed. Its ``description`` never contains a secret.
 ///
 /// The one error of the stores: a ``code`` to act on, the ``labels`` and validation
@@ -20,17 +22,33 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unknownLabel = Code(4)
         /// A label breaks the label rules (1–64 characters, no control characters).
         public static let invalidLabel = Code(5)
-        /// A password or a new passphrase was rejected by validators (``StoreError/failures``).
+        /// A password to add was rejected by validators (``StoreError/failures``; a rejected
+        /// password's label in ``StoreError/labels`` when one was given).
         public static let rejected = Code(6)
         /// The vault's passphrase was wrong every time it was given; the vault is unchanged.
         public static let wrongPassphrase = Code(7)
-        /// No passphrase could be had to open or create the vault, or there is no vault yet
-        /// where one must exist.
+        /// No passphrase could be had to open or create the vault (``StoreError/path`` names
+        /// the vault, ``StoreError/detail`` says why).
         public static let noPassphrase = Code(8)
-        /// The vault's file is not a vault: not a regular file, too large, or damaged.
+        /// The vault's file is not a vault: not a regular file, or too large to be one
+        /// (``StoreError/path``).
         public static let vaultUnreadable = Code(9)
-        /// The file system or the kernel refused (an I/O error, an unsafe lock file or link).
+        /// Reading or writing the store's files failed.
         public static let system = Code(10)
+        /// There is no vault file yet where one must exist (``StoreError/path``).
+        public static let noVault = Code(11)
+        /// The vault decrypted but its contents are malformed, or it is not a vault at all
+        /// (``StoreError/path``, ``StoreError/detail``).
+        public static let vaultDamaged = Code(12)
+        /// A lock file that is not a regular file, or a symbolic link on the way to the vault that
+        /// belongs to another user in a sticky world-writable folder (``StoreError/path``): it
+        /// is not used or followed.
+        public static let unsafePath = Code(13)
+        /// The kernel's session keyring refused (``StoreError/errno``; `ENOSYS` or `EPERM`: it
+        /// is not available to this process).
+        public static let sessionKeyring = Code(14)
+        /// A new vault passphrase was rejected by validators (``StoreError/failures``).
+        public static let passphraseRejected = Code(15)
     }
 
     /// What went wrong, in full (package access: the tool words each case).
@@ -53,11 +71,16 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .labelExists, .labelsExist: .labelExists
         case .unknownLabels: .unknownLabel
         case .invalidLabel: .invalidLabel
-        case .passphraseRejected, .passwordRejected: .rejected
+        case .passwordRejected: .rejected
+        case .passphraseRejected: .passphraseRejected
         case .wrongPassphrase: .wrongPassphrase
-        case .noPassphrase, .noVault: .noPassphrase
-        case .vaultNotARegularFile, .vaultTooLarge, .vaultDamaged: .vaultUnreadable
-        case .io, .unsafeLockFile, .untrustedLink, .sessionKeyring: .system
+        case .noPassphrase: .noPassphrase
+        case .noVault: .noVault
+        case .vaultNotARegularFile, .vaultTooLarge: .vaultUnreadable
+        case .vaultDamaged: .vaultDamaged
+        case .io: .system
+        case .unsafeLockFile, .untrustedLink: .unsafePath
+        case .sessionKeyring: .sessionKeyring
         case .custom(let code, _, _): code
         }
     }
@@ -72,12 +95,40 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Why validators rejected a password or a new passphrase (`rejected`); empty for the others.
+    /// Why validators rejected a password or a new passphrase (`rejected`, `passphraseRejected`); empty for the others.
     public var failures: [ValidationFailure] {
         switch reason {
         case .passphraseRejected(let failures), .passwordRejected(_, let failures): failures
         default: []
         }
+    }
+    /// The file the error concerns: the vault (`wrongPassphrase`, `noPassphrase`, `noVault`,
+    /// `vaultUnreadable`, `vaultDamaged`), or the lock file or link not used (`unsafePath`);
+    /// nil for the others.
+    public var path: String? {
+        switch reason {
+        case .wrongPassphrase(let path), .noPassphrase(let path, _), .noVault(let path),
+             .vaultNotARegularFile(let path, _), .vaultTooLarge(let path, _, _), .vaultDamaged(let path, _),
+             .unsafeLockFile(let path, _), .untrustedLink(let path, _): path
+        default: nil
+        }
+    }
+
+    /// Why, in words for people: the rule a label breaks (`invalidLabel`), why no passphrase
+    /// could be had (`noPassphrase`), what is wrong in the vault (`vaultDamaged`); nil for the
+    /// others. Never a secret.
+    public var detail: String? {
+        switch reason {
+        case .invalidLabel(_, let reason), .noPassphrase(_, let reason): reason
+        case .vaultDamaged(_, let detail): detail
+        default: nil
+        }
+    }
+
+    /// The error number the kernel gave (`sessionKeyring`); nil for the others.
+    public var errno: Errno? {
+        if case .sessionKeyring(_, let code) = reason { return Errno(rawValue: code) }
+        return nil
     }
 }
 
@@ -127,20 +178,39 @@ package enum Reason: Sendable, Equatable {
 }
 }
 
-/// The cases as errors, so that the package throws `.labelExists(label)` as before.
+/// The errors a store or a passphrase provider throws, as the package's own stores throw them
+/// (the same ``StoreError/code``, facts and ``StoreError/description``): a custom
+/// ``PasswordStore`` throws `.unknownLabels(["mail"])` as ``MemoryPasswordStore`` does.
 extension StoreError {
-    package static func unavailable(reason: String, advice: String) -> StoreError { StoreError(.unavailable(reason: reason, advice: advice)) }
+    /// A label to add or rename to is already in use (`labelExists`).
+    public static func labelExists(_ label: String) -> StoreError { StoreError(.labelExists(label)) }
+    /// These labels are already in use; none was added (`labelExists`).
+    public static func labelsExist(_ labels: [String]) -> StoreError { StoreError(.labelsExist(labels)) }
+    /// These labels are not stored (`unknownLabel`).
+    public static func unknownLabels(_ labels: [String]) -> StoreError { StoreError(.unknownLabels(labels)) }
+    /// The label breaks a rule, said in `reason` (`invalidLabel`).
+    public static func invalidLabel(_ label: String, reason: String) -> StoreError { StoreError(.invalidLabel(label, reason: reason)) }
+    /// Validators rejected a password to add, named by `label` when one was given (`rejected`).
+    public static func passwordRejected(label: String?, _ failures: [ValidationFailure]) -> StoreError {
+        StoreError(.passwordRejected(label: label, failures))
+    }
+    /// No passphrase could be had for the vault at `path`; `reason` says why (`noPassphrase`).
+    /// What a ``VaultPasswordStore``'s passphrase provider throws when it cannot give one.
+    public static func noPassphrase(path: String, reason: String) -> StoreError { StoreError(.noPassphrase(path: path, reason: reason)) }
+    /// There is no vault at `path` yet (`noVault`).
+    public static func noVault(path: String) -> StoreError { StoreError(.noVault(path: path)) }
+    /// The store cannot be reached or opened: `reason`, then what to do, `advice` (`unavailable`).
+    public static func unavailable(reason: String, advice: String) -> StoreError { StoreError(.unavailable(reason: reason, advice: advice)) }
+    /// Validators rejected a new vault passphrase (`passphraseRejected`): what a passphrase
+    /// provider throws for a ``VaultPasswordStore/PassphraseRequest/create`` it checked itself.
+    public static func passphraseRejected(_ failures: [ValidationFailure]) -> StoreError { StoreError(.passphraseRejected(failures)) }
+}
+
+/// The cases only the package's stores throw.
+extension StoreError {
     package static func locked(advice: String) -> StoreError { StoreError(.locked(advice: advice)) }
-    package static func labelExists(_ p0: String) -> StoreError { StoreError(.labelExists(p0)) }
-    package static func labelsExist(_ p0: [String]) -> StoreError { StoreError(.labelsExist(p0)) }
-    package static func unknownLabels(_ p0: [String]) -> StoreError { StoreError(.unknownLabels(p0)) }
-    package static func invalidLabel(_ p0: String, reason: String) -> StoreError { StoreError(.invalidLabel(p0, reason: reason)) }
     package static func io(_ p0: String) -> StoreError { StoreError(.io(p0)) }
-    package static func passphraseRejected(_ p0: [ValidationFailure]) -> StoreError { StoreError(.passphraseRejected(p0)) }
-    package static func passwordRejected(label: String?, _ p1: [ValidationFailure]) -> StoreError { StoreError(.passwordRejected(label: label, p1)) }
     package static func wrongPassphrase(path: String) -> StoreError { StoreError(.wrongPassphrase(path: path)) }
-    package static func noPassphrase(path: String, reason: String) -> StoreError { StoreError(.noPassphrase(path: path, reason: reason)) }
-    package static func noVault(path: String) -> StoreError { StoreError(.noVault(path: path)) }
     package static func vaultNotARegularFile(path: String, kind: FileKind) -> StoreError { StoreError(.vaultNotARegularFile(path: path, kind: kind)) }
     package static func vaultTooLarge(path: String, size: Int64, limit: Int) -> StoreError { StoreError(.vaultTooLarge(path: path, size: size, limit: limit)) }
     package static func vaultDamaged(path: String, detail: String) -> StoreError { StoreError(.vaultDamaged(path: path, detail: detail)) }
@@ -184,9 +254,10 @@ package enum FileKind: String, Sendable, Equatable {
 }
 
 extension StoreError {
-    /// The end of a keyring error's advice: the vault is the other store (a caller names
-    /// how to choose it; the tool adds `--store file`).
-    package static let vaultAlternative = "or keep passwords in the encrypted vault instead"
+    /// How an `unavailable` or `locked` keyring error's ``description`` ends when the vault
+    /// is the other store to use: a caller that can choose the store adds how (the tool adds
+    /// `: --store file`).
+    public static let vaultAlternative = "or keep passwords in the encrypted vault instead"
 }
 
 extension StoreError {

@@ -76,8 +76,9 @@ public final class VaultPasswordStore: ObservablePasswordStore, @unchecked Senda
         self.lockWaiting = lockWaiting
     }
 
-    /// `$XDG_DATA_HOME/rwsecret/vault`, or `$HOME/.local/share/rwsecret/vault` (the tool's default vault).
-    package static func defaultPath(_ environment: [String: String]) -> String {
+    /// `$XDG_DATA_HOME/rwsecret/vault`, or `$HOME/.local/share/rwsecret/vault` (the tool's
+    /// default vault), given `environment` (without `HOME`: the user's home folder).
+    public static func defaultPath(_ environment: [String: String]) -> String {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/rwsecret/vault" }
         return home(environment) + "/.local/share/rwsecret/vault"
     }

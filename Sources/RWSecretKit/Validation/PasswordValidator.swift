@@ -5,8 +5,8 @@ public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvert
     public let domain: String
     /// A code unique within the domain.
     public let code: Int
-    /// What is wrong, e.g. "the password is empty".
-    package let failureDescription: String
+    /// What is wrong, e.g. "the password is empty" (``description`` adds the reason).
+    public let failureDescription: String
     /// Why it matters or what to do, e.g. "RNCryptor needs a non-empty password".
     public let failureReason: String
 
@@ -44,6 +44,9 @@ package protocol ValidationRule: Sendable {
 /// | ``minimumLength(_:)`` | `org.rwsecret.validation.minimum-length` |
 /// | ``onlyLetters``, ``onlyDigits``, ``onlyLettersAndDigits`` | `org.rwsecret.validation.character-class` |
 /// | ``notAlreadyStored(_:)`` | `org.rwsecret.validation.duplicate` |
+///
+/// The character-class failures' `code` names the class: 1 ``onlyLetters``, 2 ``onlyDigits``,
+/// 3 ``onlyLettersAndDigits``.
 public struct PasswordValidator: Sendable {
     /// The rules run, in order.
     package let rules: [any ValidationRule]

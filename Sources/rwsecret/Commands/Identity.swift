@@ -46,16 +46,15 @@ extension GlobalOptions {
 extension CommandFailure {
     /// A store error of an identity command: labels are an identity's, not a password's.
     init(identity error: StoreError) {
-        switch error.reason {
-        case .labelExists(let label):
-            self.init(.dataError, "an identity labelled '\(Output.escaped(label))' already exists")
-        case .labelsExist(let labels):
-            self.init(.dataError, (labels.count == 1 ? "an identity labelled " : "identities labelled ")
-                      + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", ") + (labels.count == 1 ? " already exists" : " already exist"))
-        case .unknownLabels(let labels):
-            self.init(.dataError, "no identity labelled " + labels.map { "'\(Output.escaped($0))'" }.joined(separator: ", "))
-        case .passwordRejected(let label, _):
-            self.init(.dataError, (label.map { "'\(Output.escaped($0))': " } ?? "") + "this identity is already stored")
+        let named = error.labels.map { "'\(Output.escaped($0))'" }
+        switch error.code {
+        case .labelExists where !named.isEmpty:
+            self.init(.dataError, (named.count == 1 ? "an identity labelled " : "identities labelled ")
+                      + named.joined(separator: ", ") + (named.count == 1 ? " already exists" : " already exist"))
+        case .unknownLabel where !named.isEmpty:
+            self.init(.dataError, "no identity labelled " + named.joined(separator: ", "))
+        case .rejected:
+            self.init(.dataError, (named.first.map { "\($0): " } ?? "") + "this identity is already stored")
         default:
             self.init(error)
         }
@@ -207,12 +206,12 @@ extension RWSecret.Identity {
                 let stored: [String]
                 do { stored = try store.addIdentities(adding) } catch let error as StoreError {
                     // "Already stored" names the label it is stored under (recipients compared, never secrets).
-                    if case .passwordRejected(let label, _) = error.reason,
+                    if error.code == .rejected,
                        let existing = try? store.identities().first(where: { stored in
                            parsed.contains { $0.recipient == stored.ageIdentity?.recipient }
                        }) {
                         // The label it would have had only when one was given (not a planned identity-N).
-                        let given = self.label == nil ? nil : label
+                        let given = self.label == nil ? nil : error.labels.first
                         throw CommandFailure(.dataError, (given.map { "'\(Output.escaped($0))': " } ?? "")
                                              + "this identity is already stored, labelled '\(Output.escaped(existing.label))'")
                     }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import RWSecretKit
 
-extension CharacterClassValidator.Requirement: ExpressibleByArgument {}
 
 extension RWSecret.Password {
     /// `rwsecret password add [LABEL]`: validators, then the store.
@@ -27,8 +26,8 @@ extension RWSecret.Password {
         var minLength: Int?
 
         @Option(help: ArgumentHelp("Require only these characters: alpha (a-z A-Z), numeric (0-9) or alphanumeric (given at most once).", valueName: "class"),
-                completion: .list(CharacterClassValidator.Requirement.allCases.map(\.rawValue)))
-        var require: CharacterClassValidator.Requirement?
+                completion: .list(PasswordRequirement.allCases.map(\.rawValue)))
+        var require: PasswordRequirement?
 
         func validate() throws {
             if OptionOccurrences.count("--require") > 1 { throw ValidationError("--require can be given only once") }
@@ -52,7 +51,7 @@ extension RWSecret.Password {
                 }
             }
             let secret = try readPassword()
-            let given = PasswordValidator.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
+            let given = PasswordRequirement.passwordAdd(minimumLength: minLength, requirement: require, stored: [])
             try report(given.validate(secret))
 
             let store = try opened?.get() ?? global.openStore()
@@ -60,9 +59,9 @@ extension RWSecret.Password {
                 // "Not already stored" and the label choice run under the store's lock, so
                 // that concurrent adds neither store one secret twice nor take one label twice.
                 let minLength = self.minLength, requirement = require
-                let used = try store.add(secret, label: label) { secret, stored in
-                    PasswordValidator.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
-                }
+                let used = try store.add([PasswordToAdd(label: label, secret: secret)], check: { secret, stored in
+                    PasswordRequirement.passwordAdd(minimumLength: minLength, requirement: requirement, stored: stored).validate(secret)
+                })[0]
                 if !global.quiet {
                     Output.standardError.line("rwsecret: stored password '\(Output.escaped(used))' (\(store.kind.rawValue) store)")
                 }
@@ -80,12 +79,13 @@ extension RWSecret.Password {
 
         /// "Already stored" says under which label: whoever typed the secret may see where it is.
         private static func namingTheLabel(_ error: StoreError, of secret: SecretBytes, in store: any PasswordStore) -> StoreError {
-            guard case .passwordRejected(let label, let failures) = error.reason,
-                  failures.contains(where: { $0.domain == NotAlreadyStoredValidator.domain }),
+            let label = error.labels.first, failures = error.failures
+            guard error.code == .rejected,
+                  failures.contains(where: \.isAlreadyStored),
                   let stored = try? store.passwords(),
                   let match = stored.first(where: { $0.secret.isEqual(to: secret) }) else { return error }
             return .passwordRejected(label: label, failures.map { failure in
-                guard failure.domain == NotAlreadyStoredValidator.domain else { return failure }
+                guard failure.isAlreadyStored else { return failure }
                 return ValidationFailure(domain: failure.domain, code: failure.code,
                                          description: "this password is already stored, labelled '\(Output.escaped(match.label))'",
                                          reason: failure.failureReason)

@@ -53,7 +53,11 @@ extension RWSecret.Password {
             global.verboseLine("copying from the \(source.kind.rawValue) store (\(source.location)) to the \(destination.kind.rawValue) store (\(destination.location))")
             try source.open()
             let stored = try source.passwords()
-            if !labels.isEmpty { try type(of: source).requireKnown(labels, in: stored.map(\.label)) }
+            // All or nothing: every label not stored is named (each once, in the order given).
+            let known = Set(stored.map(\.label))
+            var unknown: [String] = []
+            for label in labels where !known.contains(label) && !unknown.contains(label) { unknown.append(label) }
+            if !unknown.isEmpty { throw StoreError.unknownLabels(unknown) }
             let chosen = labels.isEmpty ? stored : stored.filter { labels.contains($0.label) }
             guard !chosen.isEmpty else {
                 if !global.quiet { Output.standardError.line("rwsecret: the \(source.kind.rawValue) store holds no password; nothing was copied") }

@@ -133,18 +133,14 @@ extension StoreError {
     /// A store that is merely locked (a locked keyring, a vault whose passphrase cannot be
     /// asked here): a state that `status` reports with exit 0, not a problem.
     var isLockedState: Bool {
-        switch reason {
-        case .locked, .noPassphrase: true
-        default: false
-        }
+        code == .locked || code == .noPassphrase
     }
 }
 
 extension StoreError {
     /// A locked keyring collection.
     var isLocked: Bool {
-        if case .locked = reason { return true }
-        return false
+        code == .locked
     }
 }
 

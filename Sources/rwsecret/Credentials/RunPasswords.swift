@@ -113,7 +113,7 @@ enum RunPasswords {
 
     /// Runs the default validators and prints every failure as `rwsecret: NAME: REASON`.
     private static func passes(_ secret: SecretBytes, name: String) -> Bool {
-        let failures = PasswordValidator.runDefault.validate(secret)
+        let failures = PasswordValidator.standard.validate(secret)
         for failure in failures { Output.standardError.line("rwsecret: \(Output.escaped(name)): \(failure.words)") }
         return failures.isEmpty
     }

@@ -115,7 +115,7 @@ struct StoreSelector: Sendable {
         if case .absent(let why) = busPresence() {
             throw .unavailable(reason: why, advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, or keep passwords in the encrypted vault instead: --store file")
         }
-        return try KeyringPasswordStore(lockPath: keyringLockPath(), lockWaiting: lockWaiting)
+        return try KeyringPasswordStore(environment: environment, lockWaiting: lockWaiting)
     }
 
     /// The vault at the choice's path (or the path these options give); nothing is read yet.
@@ -147,13 +147,19 @@ struct StoreSelector: Sendable {
 
     // MARK: - The bus
 
+    /// Whether `path` names something, links followed (a dangling link is nothing).
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
     private enum BusAnswer { case running, absent(String) }
 
     /// Whether a session bus can be found without autolaunching one: an address in
     /// DBUS_SESSION_BUS_ADDRESS, or the `$XDG_RUNTIME_DIR/bus` socket GDBus falls back to.
     private func busPresence() -> BusAnswer {
         if nonEmpty("DBUS_SESSION_BUS_ADDRESS") != nil { return .running }
-        if let runtime = environment["XDG_RUNTIME_DIR"], StoreFiles.exists(runtime + "/bus") { return .running }
+        if let runtime = environment["XDG_RUNTIME_DIR"], Self.exists(runtime + "/bus") { return .running }
         return .absent("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
     }
 

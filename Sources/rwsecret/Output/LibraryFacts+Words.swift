@@ -4,22 +4,17 @@ import RWSecretKit
 extension DecryptionFailure {
     /// The reason printed after `FILE:LINE:` and in JSON `error` members (the spec's wording).
     var words: String {
-        switch reason {
-        case .needsKey: "key-based message needs --key-file"
-        case .format(let error): error.words
-        default: description
-        }
+        if code == .needsKey { return "key-based message needs --key-file" }
+        if code == .format, let error = formatError { return error.words }
+        return description
     }
 }
 
 extension RNCryptorError {
     /// The reason as the tool prints it: a refused legacy version names the flag that opens it.
     var words: String {
-        switch reason {
-        case .legacyVersion(let v):
-            "version \(v) message: its HMAC does not cover the header, so its plaintext cannot be fully authenticated (give --allow-legacy to open it anyway)"
-        default: description
-        }
+        guard code == .legacyVersion, let v = version else { return description }
+        return "version \(v) message: its HMAC does not cover the header, so its plaintext cannot be fully authenticated (give --allow-legacy to open it anyway)"
     }
 }
 
@@ -32,7 +27,7 @@ extension Opener {
 extension ValidationFailure {
     /// The failure as the tool prints it: a broken character class names its option (`--require numeric`).
     var words: String {
-        if let requirement = CharacterClassValidator.requirement(brokenBy: self) {
+        if let requirement = PasswordRequirement.brokenBy(self) {
             return "\(failureDescription) (--require \(requirement.rawValue) allows only \(requirement.wording))"
         }
         return description

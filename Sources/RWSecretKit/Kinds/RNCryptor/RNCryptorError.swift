@@ -34,6 +34,15 @@ public struct RNCryptorError: Error, Equatable, Sendable, CustomStringConvertibl
 
     package init(_ reason: Reason) { self.reason = reason }
 
+    /// The message's version byte when it is the problem: a version not read (`unknownVersion`)
+    /// or a legacy one not allowed (`legacyVersion`); nil for the others.
+    public var version: UInt8? {
+        switch reason {
+        case .unknownVersion(let value), .legacyVersion(let value): value
+        default: nil
+        }
+    }
+
     /// What went wrong, in kind.
     public var code: Code {
         switch reason {
