@@ -58,7 +58,9 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
     /// instead of the process environment's (a program that resolves paths from an environment
     /// of its own, as the tool does). The lock file is never one a caller invents: every program
     /// adding to one keyring must take the same one.
-    /// - Parameter lockWaiting: called once when another process has held the lock for a second.
+    /// - Parameters:
+    ///   - environment: the values of `XDG_RUNTIME_DIR`, `XDG_DATA_HOME` and `HOME` to resolve the lock file from.
+    ///   - lockWaiting: called once when another process has held the lock for a second.
     public convenience init(environment: [String: String], lockWaiting: @escaping @Sendable () -> Void = {}) throws(StoreError) {
         try self.init(lockPath: Self.defaultLockPath(environment), lockWaiting: lockWaiting)
     }
