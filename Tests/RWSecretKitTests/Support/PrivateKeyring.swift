@@ -266,11 +266,40 @@ final class PrivateKeyring: @unchecked Sendable {
 
     /// The methods called on the Secret Service's objects (paths under
     /// `/org/freedesktop/secrets`, properties included) while `body` runs, in order, as
-    /// `MEMBER PATH` the way `dbus-monitor` saw them on this bus (its config lets a monitor
-    /// see everything). In step with the bus, not with time: the monitor is watching once
-    /// it prints that it lost its name, and has printed all of `body`'s calls once it prints
-    /// a marker call sent after `body`.
+    /// `MEMBER PATH` the way `dbus-monitor` saw them on this bus.
     func secretServiceCalls(during body: () throws -> Void) throws -> [String] {
+        try methodCallLines(during: body).compactMap { line in
+            // method call time=… sender=… -> destination=… serial=… path=P; interface=I; member=M
+            let fields = line.split(separator: " ")
+            guard let path = fields.first(where: { $0.hasPrefix("path=/org/freedesktop/secrets") }),
+                  let member = fields.last(where: { $0.hasPrefix("member=") }) else { return nil }
+            return "\(member.dropFirst("member=".count)) \(path.dropFirst("path=".count).dropLast())"
+        }
+    }
+
+    /// Every method call the one client process that `body` runs sends on this bus, to the
+    /// bus itself or to the Secret Service, in order, as `MEMBER PATH` (`Hello /org/freedesktop/DBus`,
+    /// `SearchItems /org/freedesktop/secrets`…). The client is the first connection that says
+    /// `Hello` once the monitor watches.
+    func methodCallsOfOneClient(during body: () throws -> Void) throws -> [String] {
+        var client: Substring?
+        return try methodCallLines(during: body).compactMap { line in
+            // method call time=… sender=:1.8 -> destination=… serial=… path=P; interface=I; member=M
+            let fields = line.split(separator: " ")
+            guard let sender = fields.first(where: { $0.hasPrefix("sender=") }),
+                  let path = fields.first(where: { $0.hasPrefix("path=") }),
+                  let member = fields.last(where: { $0.hasPrefix("member=") }) else { return nil }
+            if client == nil, member == "member=Hello" { client = sender }
+            guard sender == client else { return nil }
+            return "\(member.dropFirst("member=".count)) \(path.dropFirst("path=".count).dropLast())"
+        }
+    }
+
+    /// The `method call` lines `dbus-monitor` printed on this bus while `body` ran (its config
+    /// lets a monitor see everything). In step with the bus, not with time: the monitor is
+    /// watching once it prints that it lost its name, and has printed all of `body`'s calls
+    /// once it prints a marker call sent after `body` (the marker's own line is among them).
+    private func methodCallLines(during body: () throws -> Void) throws -> [String] {
         guard let monitorTool = Self.executable("dbus-monitor") else { throw Failure.setup("dbus-monitor is not installed") }
         let monitor = try Spawner.shared.spawn([monitorTool, "--address", busAddress, "type='method_call'"],
                                                environment: environment, stdin: nil, captureStdout: true)
@@ -288,52 +317,10 @@ final class PrivateKeyring: @unchecked Sendable {
         let marker = "org.rwsecret.test.marker\(UInt32.random(in: 0...UInt32.max))"
         _ = Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
                                      "-m", "org.freedesktop.DBus.NameHasOwner", marker])
-        var calls: [String] = []
+        var lines: [String] = []
         while let line = monitor.readLine() {
-            if line.contains("string \"\(marker)\"") { return calls }
-            // method call time=… sender=… -> destination=… serial=… path=P; interface=I; member=M
-            let fields = line.split(separator: " ")
-            guard line.hasPrefix("method call"),
-                  let path = fields.first(where: { $0.hasPrefix("path=/org/freedesktop/secrets") }),
-                  let member = fields.last(where: { $0.hasPrefix("member=") }) else { continue }
-            calls.append("\(member.dropFirst("member=".count)) \(path.dropFirst("path=".count).dropLast())")
-        }
-        throw Failure.setup("dbus-monitor ended before the marker call")
-    }
-
-    /// Every method call the one client process that `body` runs sends on this bus, to the
-    /// bus itself or to the Secret Service, in order, as `MEMBER PATH` (`Hello /org/freedesktop/DBus`,
-    /// `SearchItems /org/freedesktop/secrets`…). The client is the first connection that says
-    /// `Hello` once the monitor watches; in step with the bus as `secretServiceCalls` is.
-    func methodCallsOfOneClient(during body: () throws -> Void) throws -> [String] {
-        guard let monitorTool = Self.executable("dbus-monitor") else { throw Failure.setup("dbus-monitor is not installed") }
-        let monitor = try Spawner.shared.spawn([monitorTool, "--address", busAddress, "type='method_call'"],
-                                               environment: environment, stdin: nil, captureStdout: true)
-        let watch = Watchdog(pid: monitor.pid)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watch.killUnlessOver() }
-        defer {
-            watch.over()
-            Self.terminate(monitor.pid)
-            if let fd = monitor.stdout { close(fd) }
-        }
-        while let line = monitor.readLine(), !line.contains("member=NameLost") {}
-        try body()
-        let marker = "org.rwsecret.test.marker\(UInt32.random(in: 0...UInt32.max))"
-        _ = Self.gdbus(environment, ["-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus",
-                                     "-m", "org.freedesktop.DBus.NameHasOwner", marker])
-        var client: Substring?
-        var calls: [String] = []
-        while let line = monitor.readLine() {
-            if line.contains("string \"\(marker)\"") { return calls }
-            // method call time=… sender=:1.8 -> destination=… serial=… path=P; interface=I; member=M
-            let fields = line.split(separator: " ")
-            guard line.hasPrefix("method call"),
-                  let sender = fields.first(where: { $0.hasPrefix("sender=") }),
-                  let path = fields.first(where: { $0.hasPrefix("path=") }),
-                  let member = fields.last(where: { $0.hasPrefix("member=") }) else { continue }
-            if client == nil, member == "member=Hello" { client = sender }
-            guard sender == client else { continue }
-            calls.append("\(member.dropFirst("member=".count)) \(path.dropFirst("path=".count).dropLast())")
+            if line.contains("string \"\(marker)\"") { return lines }
+            if line.hasPrefix("method call") { lines.append(line) }
         }
         throw Failure.setup("dbus-monitor ended before the marker call")
     }
