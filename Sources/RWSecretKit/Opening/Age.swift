@@ -18,6 +18,14 @@ public enum Age {
                     throw KeyError(.malformed, "\(error)")
                 }
             }
+            return try parseX25519(text, name: name)
+        }
+
+        /// The X25519 identities of an age identity file alone (age's `ParseIdentities`: one
+        /// `AGE-SECRET-KEY-1…` per line, `#` comments and blank lines ignored), as `age-keygen`
+        /// writes it; anything else (an OpenSSH key too) is refused. Each is named `name`, or
+        /// `name#N` when the file holds several.
+        public static func parseX25519(_ text: String, name: String) throws(KeyError) -> [Identity] {
             let parsed: [AgeX25519Identity]
             do { parsed = try AgeX25519Identity.parseFile(text) } catch {
                 switch error {
@@ -29,6 +37,23 @@ public enum Age {
             return parsed.enumerated().map { index, identity in
                 Identity(named: NamedIdentity(name: parsed.count == 1 ? name : "\(name)#\(index + 1)", identity: identity))
             }
+        }
+
+        /// The recipient files are written to for this identity (`age1…`, or the OpenSSH key's
+        /// public key); nil only for an OpenSSH key age does not encrypt to.
+        public var recipient: Recipient? {
+            switch named.credential {
+            case .ageX25519(let identity): try? Recipient(identity.recipient)
+            case .ageSSH(let identity): (try? SSHKeys.recipient(wire: identity.wire, type: identity.stanzaType)).map(Recipient.init(parsed:))
+            default: nil
+            }
+        }
+
+        /// The secret key of an X25519 identity as `age-keygen` writes it (`AGE-SECRET-KEY-1…`),
+        /// to keep it (``IdentityToAdd/init(label:age:)``, an identity file); nil for an OpenSSH key.
+        public var secretKey: SecretBytes? {
+            guard case .ageX25519(let identity) = named.credential else { return nil }
+            return identity.secretKeyText
         }
 
         /// A new X25519 identity from OpenSSL's randomness, with `secretKey` to keep it

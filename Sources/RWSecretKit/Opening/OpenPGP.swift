@@ -2,6 +2,13 @@
 /// written to them (`gpg -e -r`, `sq encrypt`, `rnp -e`), and the packets they unwrap.
 /// ``MessageOpener`` opens OpenPGP messages, to a password (`gpg -c`) or to keys.
 public enum OpenPGP {
+    /// Whether `bytes` (a file's start is enough) look like an OpenPGP key file: an armored
+    /// `PUBLIC KEY BLOCK` or `PRIVATE KEY BLOCK`, or a binary key packet first. Says which
+    /// reader to try (``Identity/parse(_:name:asking:)``); that reader decides.
+    public static func looksLikeKey(_ bytes: some Collection<UInt8>) -> Bool {
+        OpenPGPTransferableKey.looksLikeKey(Array(bytes))
+    }
+
     /// An OpenPGP secret key that opens messages written to its encryption (sub)key: RSA,
     /// ECDH over Curve25519 and the NIST curves, X25519 and X448; v4 and v6 keys, as
     /// `gpg --export-secret-keys` and `sq key generate` write them, armored or binary.
@@ -29,6 +36,13 @@ public enum OpenPGP {
 
         /// The key's first user ID (`Name <address>`), if it has one.
         public var userID: String? { key.userID }
+
+        /// The key unprotected and ASCII-armored (`-----BEGIN PGP PRIVATE KEY BLOCK-----`, with
+        /// its CRC-24), as `gpg --import` takes it: what `rwsecret identity export` writes.
+        /// A secret: write it only where the user asked (a private file).
+        public func armoredSecretKey() -> SecretBytes {
+            key.armoredSecret()!  // read as a secret key: its unprotected form is there
+        }
 
         /// The secret keys of a key file (one or more transferable secret keys, armored or
         /// binary). A key protected by a passphrase is read with `passphrase` (one for the
@@ -221,5 +235,13 @@ extension OpenPGPKind {
         guard cipher.keySize == unwrapped.key.count else { return .wrongCredential }
         let session = SessionKey(cipher: cipher, key: unwrapped.key)
         return quickCheck(header.prefix, session) ? .unlocked(session) : .wrongCredential
+    }
+}
+
+extension NamedIdentity {
+    /// The key of a public OpenPGP identity under another name (the tool names every key of an
+    /// `--identity` file by the file).
+    package init(name: String, openPGP identity: OpenPGP.Identity) {
+        self.init(name: name, openPGP: identity.key)
     }
 }

@@ -1,23 +1,67 @@
-/// What kind of identity a stored identity is: how its secret is read.
-package enum IdentityKind: String, Sendable, CaseIterable {
+/// What kind of identity a stored identity is: how its secret is read. Not frozen: later
+/// versions may add kinds (a struct, as ``StoreError/Code``); a store keeps each kind's name
+/// (``rawValue``) beside the secret.
+public struct IdentityKind: Hashable, Sendable, CustomStringConvertible {
+    /// The kind's name as stores keep it and the tool shows it (`age-x25519`, `openpgp`).
+    public let rawValue: String
+
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// The kind named `rawValue`; nil for a name this version does not know.
+    public init?(rawValue: String) {
+        guard let known = Self.known.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+
     /// An age X25519 identity; its secret is the `AGE-SECRET-KEY-1…` text.
-    case ageX25519 = "age-x25519"
+    public static let ageX25519 = IdentityKind("age-x25519")
     /// An OpenPGP secret key; its secret is the transferable secret key in binary form with
     /// its secret packets unprotected (S2K usage 0), as gpg --import takes it.
-    case openPGP = "openpgp"
+    public static let openPGP = IdentityKind("openpgp")
+
+    private static let known: [IdentityKind] = [.ageX25519, .openPGP]
+
+    /// ``rawValue``.
+    public var description: String { rawValue }
 }
 
 /// An identity (the private side of a recipient) and the label it is stored under.
-package struct StoredIdentity: Sendable {
-    package let label: String
-    package let kind: IdentityKind
-    /// The secret as its kind writes it (`AGE-SECRET-KEY-1…`), wiped when released.
-    package let secret: SecretBytes
+public struct StoredIdentity: Sendable {
+    /// The label (1–64 characters, no control characters), a namespace apart from the passwords'.
+    public let label: String
+    /// How its secret is read.
+    public let kind: IdentityKind
+    /// The secret as its kind writes it (`AGE-SECRET-KEY-1…`; an OpenPGP key's unprotected
+    /// binary form), wiped when released.
+    public let secret: SecretBytes
 
-    package init(label: String, kind: IdentityKind, secret: SecretBytes) {
+    /// A stored identity, as a store reads it back.
+    public init(label: String, kind: IdentityKind, secret: SecretBytes) {
         self.label = label
         self.kind = kind
         self.secret = secret
+    }
+
+    /// The age identity this holds, named by its label; nil when it is another kind or its
+    /// secret is not one (a damaged item).
+    public var age: Age.Identity? {
+        ageIdentity.map { Age.Identity(named: NamedIdentity(name: label, identity: $0)) }
+    }
+
+    /// The OpenPGP secret key this holds, named by its label; nil when it is another kind or
+    /// its secret is not one (a damaged item).
+    public var openPGP: OpenPGP.Identity? {
+        openPGPKey.map { OpenPGP.Identity(named: NamedIdentity(name: label, openPGP: $0)) }
+    }
+
+    /// The identity this holds as ``MessageOpener`` takes it, named by its label; nil for a
+    /// damaged item or a kind this version does not read.
+    public var identity: (any Identity)? {
+        switch kind {
+        case .ageX25519: age
+        case .openPGP: openPGP
+        default: nil
+        }
     }
 
     /// The age identity this holds; nil when its secret is not one (a damaged item).
@@ -36,15 +80,33 @@ package struct StoredIdentity: Sendable {
 }
 
 /// An identity to store: its label (nil: the lowest free `identity-N`), kind and secret.
-package struct IdentityToAdd: Sendable {
-    package let label: String?
-    package let kind: IdentityKind
-    package let secret: SecretBytes
+public struct IdentityToAdd: Sendable {
+    /// The label to store it under; nil for the lowest free `identity-N`.
+    public let label: String?
+    /// How its secret is read.
+    public let kind: IdentityKind
+    /// The secret as its kind writes it (``StoredIdentity/secret``), wiped when released.
+    public let secret: SecretBytes
 
-    package init(label: String?, kind: IdentityKind = .ageX25519, secret: SecretBytes) {
+    /// An identity to add under `label` (nil: the lowest free `identity-N`).
+    public init(label: String?, kind: IdentityKind = .ageX25519, secret: SecretBytes) {
         self.label = label
         self.kind = kind
         self.secret = secret
+    }
+
+    /// An age X25519 identity to add (its `AGE-SECRET-KEY-1…` text); nil for an OpenSSH key,
+    /// which a store does not keep.
+    public init?(label: String?, age identity: Age.Identity) {
+        guard let secret = identity.secretKey else { return nil }
+        self.init(label: label, kind: .ageX25519, secret: secret)
+    }
+
+    /// An OpenPGP secret key to add, kept unprotected under the store's own protection (read
+    /// once with its passphrase by ``OpenPGP/Identity/parse(_:name:asking:)``).
+    public init(label: String?, openPGP identity: OpenPGP.Identity) {
+        // Read as a secret key: its unprotected form is there.
+        self.init(label: label, kind: .openPGP, secret: identity.key.unprotected!)
     }
 }
 
@@ -53,8 +115,16 @@ package struct IdentityToAdd: Sendable {
 /// Identity labels are a namespace of their own (a password and an identity may share one).
 ///
 /// The same rules as the passwords': stored order, all-or-nothing changes under the store's
-/// lock, a secret stored once, no secret in any error.
-package protocol IdentityStore: PasswordStore {
+/// lock, a secret stored once, no secret in any error. ``MemoryPasswordStore``,
+/// ``KeyringPasswordStore`` and ``VaultPasswordStore`` conform.
+///
+/// ```swift
+/// let (identity, secretKey, recipient) = Age.Identity.generate(name: "laptop")
+/// let store: any IdentityStore = MemoryPasswordStore()
+/// try store.addIdentities([IdentityToAdd(label: "laptop", secret: secretKey)])
+/// let identities = try store.identities().compactMap(\.identity)  // for MessageOpener
+/// ```
+public protocol IdentityStore: PasswordStore {
     /// Every identity in stored order.
     func identities() throws(StoreError) -> [StoredIdentity]
     /// Stores every identity, in order, or none (`labelsExist`; a secret already stored:
@@ -69,7 +139,7 @@ package protocol IdentityStore: PasswordStore {
 
 extension IdentityStore {
     /// The identity labels in stored order.
-    package func identityLabels() throws(StoreError) -> [String] { try identities().map(\.label) }
+    public func identityLabels() throws(StoreError) -> [String] { try identities().map(\.label) }
 
     /// The labels for `identities` (nil: the lowest free `identity-N`), checked against the
     /// identities stored: `invalidLabel`, `labelExists`/`labelsExist`, and a secret already

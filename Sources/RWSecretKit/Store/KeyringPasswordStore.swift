@@ -203,7 +203,7 @@ public final class KeyringPasswordStore: ObservablePasswordStore {
 /// `order`; item label `rwsecret identity: LABEL`), never returned by a search of passwords.
 extension KeyringPasswordStore: IdentityStore {
     /// Every identity in the order added.
-    package func identities() throws(StoreError) -> [StoredIdentity] {
+    public func identities() throws(StoreError) -> [StoredIdentity] {
         let entries = try client.itemsWithSecrets(.identity)
         if entries.isEmpty, try isLockedNow() { throw .locked(advice: SecretServiceClient.lockedAdvice) }
         var result: [StoredIdentity] = []
@@ -218,7 +218,7 @@ extension KeyringPasswordStore: IdentityStore {
 
     /// Adds `identities` all or nothing, under the store's lock.
     @discardableResult
-    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+    public func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
         let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
         let existing = try self.identities()
@@ -239,7 +239,7 @@ extension KeyringPasswordStore: IdentityStore {
     }
 
     /// Removes the identities with `labels`, all or nothing.
-    package func removeIdentities(labels: [String]) throws(StoreError) {
+    public func removeIdentities(labels: [String]) throws(StoreError) {
         let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
         let items = try client.items(.identity)
@@ -252,7 +252,7 @@ extension KeyringPasswordStore: IdentityStore {
     }
 
     /// Stores the identity again under `newLabel` with the same order and kind, then removes the old one.
-    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+    public func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
         let lock = try FileLock(path: lockPath, waiting: lockWaiting)
         defer { lock.unlock() }
         let entries = try client.itemsWithSecrets(.identity)

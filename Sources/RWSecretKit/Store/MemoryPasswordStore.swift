@@ -61,10 +61,12 @@ public final class MemoryPasswordStore: ObservablePasswordStore {
 }
 
 extension MemoryPasswordStore: IdentityStore {
-    package func identities() -> [StoredIdentity] { identityEntries.withLock { $0 } }
+    /// Every identity in the order added.
+    public func identities() -> [StoredIdentity] { identityEntries.withLock { $0 } }
 
+    /// Adds `identities` all or nothing.
     @discardableResult
-    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+    public func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
         try identityEntries.withLock { (entries: inout [StoredIdentity]) throws(StoreError) -> [String] in
             let labels = try Self.planIdentities(identities, stored: entries)
             for (identity, label) in zip(identities, labels) {
@@ -74,14 +76,16 @@ extension MemoryPasswordStore: IdentityStore {
         }
     }
 
-    package func removeIdentities(labels: [String]) throws(StoreError) {
+    /// Removes the identities with `labels`, all or nothing.
+    public func removeIdentities(labels: [String]) throws(StoreError) {
         try identityEntries.withLock { (entries: inout [StoredIdentity]) throws(StoreError) in
             try Self.requireKnown(labels, in: entries.map(\.label))
             entries.removeAll { labels.contains($0.label) }
         }
     }
 
-    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+    /// Gives the identity labelled `label` the label `newLabel`, in its place.
+    public func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
         try identityEntries.withLock { (entries: inout [StoredIdentity]) throws(StoreError) in
             try Self.checkRename(label, to: newLabel, in: entries.map(\.label))
             if let index = entries.firstIndex(where: { $0.label == label }) {

@@ -303,11 +303,11 @@ extension VaultPasswordStore {
 
 extension VaultPasswordStore: IdentityStore {
     /// Every identity in stored order.
-    package func identities() throws(StoreError) -> [StoredIdentity] { try serially { () throws(StoreError) in try read(path) }.identities }
+    public func identities() throws(StoreError) -> [StoredIdentity] { try serially { () throws(StoreError) in try read(path) }.identities }
 
     /// Adds `identities` all or nothing (a new vault is created as by `add`).
     @discardableResult
-    package func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
+    public func addIdentities(_ identities: [IdentityToAdd]) throws(StoreError) -> [String] {
         try serially { () throws(StoreError) -> [String] in try modify(creating: true) { (contents: inout Contents) throws(StoreError) -> [String] in
             let labels = try Self.planIdentities(identities, stored: contents.identities)
             for (identity, label) in zip(identities, labels) {
@@ -318,7 +318,7 @@ extension VaultPasswordStore: IdentityStore {
     }
 
     /// Removes the identities with `labels`, all or nothing.
-    package func removeIdentities(labels: [String]) throws(StoreError) {
+    public func removeIdentities(labels: [String]) throws(StoreError) {
         try serially { () throws(StoreError) in try modify { (contents: inout Contents) throws(StoreError) in
             try Self.requireKnown(labels, in: contents.identities.map(\.label))
             contents.identities.removeAll { labels.contains($0.label) }
@@ -326,7 +326,7 @@ extension VaultPasswordStore: IdentityStore {
     }
 
     /// Gives the identity labelled `label` the label `newLabel`.
-    package func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
+    public func renameIdentity(_ label: String, to newLabel: String) throws(StoreError) {
         try serially { () throws(StoreError) in try modify { (contents: inout Contents) throws(StoreError) in
             try Self.checkRename(label, to: newLabel, in: contents.identities.map(\.label))
             if let index = contents.identities.firstIndex(where: { $0.label == label }) {

@@ -143,7 +143,7 @@ extension RWSecret.Encrypt {
                 throw CommandFailure(.dataError, "--to-self: the store holds no identity (make one: rwsecret identity new)")
             }
             for identity in stored {
-                let recipient = try identity.age().recipient
+                let recipient = try identity.ageRecipient()
                 do { parsed.append(try Age.Recipient(recipient)) } catch { throw CommandFailure(.dataError, "\(error)") }
                 global.verboseLine("--to-self: identity \(Output.escaped(identity.label)) (\(recipient))")
             }

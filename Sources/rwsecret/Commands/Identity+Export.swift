@@ -62,14 +62,12 @@ extension RWSecret.Identity {
             var text: [UInt8]
             if stored.kind == .openPGP {
                 // An armored transferable secret key, unprotected, as gpg --import takes it.
-                guard let armored = try stored.openPGP().armoredSecret() else {
-                    throw CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid openpgp identity")
-                }
-                text = armored.withUnsafeBytes { Array($0) }
+                text = try stored.checkedOpenPGP().armoredSecretKey().withUnsafeBytes { Array($0) }
             } else {
-                let identity = try stored.age()
-                text = Array("# rwsecret identity \(Output.escaped(label))\n# public key: \(identity.recipient)\n".utf8)
-                identity.secretKeyText.withUnsafeBytes { text += $0 }
+                let identity = try stored.checkedAge()
+                let recipient = try stored.ageRecipient()
+                text = Array("# rwsecret identity \(Output.escaped(label))\n# public key: \(recipient)\n".utf8)
+                identity.secretKey!.withUnsafeBytes { text += $0 }  // checkedAge: an X25519 identity
                 text.append(0x0a)
             }
             defer { SecretBytes.cleanse(&text) }

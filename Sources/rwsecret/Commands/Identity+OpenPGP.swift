@@ -10,7 +10,7 @@ import Glibc
 enum OpenPGPIdentityFiles {
     /// The secret keys `bytes` hold (`path` names them in errors), each with an encryption key
     /// rwsecret can use (`OpenPGP.Identity.parse`); a key without one is an error (65) that says why.
-    static func secretKeys(_ bytes: [UInt8], path: String, passphraseFile: String?) throws -> [OpenPGPTransferableKey] {
+    static func secretKeys(_ bytes: [UInt8], path: String, passphraseFile: String?) throws -> [OpenPGP.Identity] {
         var failure: Error?
         let ask = { () -> SecretBytes? in
             do {
@@ -30,7 +30,7 @@ enum OpenPGPIdentityFiles {
                 return nil
             }
         }
-        do { return try OpenPGP.Identity.parse(bytes, name: path, asking: ask).map(\.key) } catch {
+        do { return try OpenPGP.Identity.parse(bytes, name: path, asking: ask) } catch {
             if let failure { throw failure }
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
         }
@@ -39,21 +39,18 @@ enum OpenPGPIdentityFiles {
 
 extension StoredIdentity {
     /// The OpenPGP key, or a failure that names the damaged item (never its secret).
-    func openPGP() throws -> OpenPGPTransferableKey {
-        guard let key = openPGPKey else {
-            throw CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
-        }
+    func checkedOpenPGP() throws -> OpenPGP.Identity {
+        guard let key = openPGP else { throw damaged }
         return key
     }
 
     /// What `identity list` and `identity recipient` show: the age recipient, or the OpenPGP
     /// key's fingerprint (and its user ID, for the list).
     func shown(withUserID: Bool) throws -> String {
-        switch kind {
-        case .ageX25519: return try age().recipient
-        case .openPGP:
-            let key = try openPGP()
-            return withUserID ? key.fingerprintHex + (key.userID.map { "\t" + Output.escaped($0) } ?? "") : key.fingerprintHex
+        if kind == .openPGP {
+            let key = try checkedOpenPGP()
+            return withUserID ? key.fingerprint + (key.userID.map { "\t" + Output.escaped($0) } ?? "") : key.fingerprint
         }
+        return try ageRecipient()
     }
 }

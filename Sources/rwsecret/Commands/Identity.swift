@@ -68,11 +68,20 @@ extension CommandFailure {
 
 extension StoredIdentity {
     /// The age identity, or a failure that names the damaged item (never its secret).
-    func age() throws -> AgeX25519Identity {
-        guard let identity = ageIdentity else {
-            throw CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
-        }
+    func checkedAge() throws -> Age.Identity {
+        guard let identity = age, identity.secretKey != nil else { throw damaged }
         return identity
+    }
+
+    /// The age identity's recipient (`age1…`), or a failure that names the damaged item.
+    func ageRecipient() throws -> String {
+        guard let recipient = try checkedAge().recipient else { throw damaged }
+        return recipient.description
+    }
+
+    /// That this stored item is not the identity its kind says (never its secret).
+    var damaged: CommandFailure {
+        CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
     }
 }
 
@@ -99,9 +108,9 @@ extension RWSecret.Identity {
             try CommandFailure.identityErrors {
                 if let label { try PasswordLabel.validate(label) }
                 let store = try global.openIdentityStore()
-                let identity = AgeX25519Identity.generate()
-                let stored = try store.addIdentities([IdentityToAdd(label: label, secret: identity.secretKeyText)])[0]
-                Output.standardOutput.line(identity.recipient)
+                let made = Age.Identity.generate(name: label ?? "")
+                let stored = try store.addIdentities([IdentityToAdd(label: label, secret: made.secretKey)])[0]
+                Output.standardOutput.line(made.recipient.description)
                 try RWSecret.Identity.shown(stored: [stored])
                 if !global.quiet {
                     Output.standardError.line("rwsecret: stored identity '\(Output.escaped(stored))' (\(store.kind.rawValue) store)")
@@ -126,7 +135,7 @@ extension RWSecret.Identity {
         func run() throws {
             let global = try group.globals(self.global)
             let identities = try CommandFailure.identityErrors { try global.openIdentityStore().identities() }
-            let rows = try identities.map { ($0.label, $0.kind, try $0.shown(withUserID: false), $0.kind == .openPGP ? try $0.openPGP().userID : nil) }
+            let rows = try identities.map { ($0.label, $0.kind, try $0.shown(withUserID: false), $0.kind == .openPGP ? try $0.checkedOpenPGP().userID : nil) }
             if json {
                 let items = rows.enumerated().map { index, row in
                     var fields: [(String, JSON.Value)] = [("label", .string(row.0)), ("kind", .string(row.1.rawValue)), ("recipient", .string(row.2))]
@@ -192,15 +201,15 @@ extension RWSecret.Identity {
                 SecretBytes.cleanse(&bytes)
                 bytes = inside  // the same storage, wiped by the defer
             }
-            if OpenPGPTransferableKey.looksLikeKey(bytes) {
+            if OpenPGP.looksLikeKey(bytes) {
                 return try importOpenPGP(bytes, path: path, global: global)
             }
-            let parsed: [AgeX25519Identity]
-            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self)) } catch {
+            let parsed: [Age.Identity]
+            do { parsed = try Age.Identity.parseX25519(String(decoding: bytes, as: UTF8.self), name: path) } catch {
                 throw CommandFailure(.dataError, "\(path == "-" ? "stdin" : Output.escaped(path)): \(error)")
             }
             let labels: [String?] = parsed.count == 1 ? [label] : parsed.indices.map { index in label.map { "\($0)-\(index + 1)" } }
-            let adding = zip(parsed, labels).map { IdentityToAdd(label: $1, secret: $0.secretKeyText) }
+            let adding = zip(parsed, labels).compactMap { IdentityToAdd(label: $1, age: $0) }
             try CommandFailure.identityErrors {
                 let store = try global.openIdentityStore()
                 let stored: [String]
@@ -208,7 +217,7 @@ extension RWSecret.Identity {
                     // "Already stored" names the label it is stored under (recipients compared, never secrets).
                     if error.code == .rejected,
                        let existing = try? store.identities().first(where: { stored in
-                           parsed.contains { $0.recipient == stored.ageIdentity?.recipient }
+                           stored.kind == .ageX25519 && parsed.contains { $0.recipient?.description == stored.age?.recipient?.description }
                        }) {
                         // The label it would have had only when one was given (not a planned identity-N).
                         let given = self.label == nil ? nil : error.labels.first
@@ -217,7 +226,7 @@ extension RWSecret.Identity {
                     }
                     throw error
                 }
-                for identity in parsed { Output.standardOutput.line(identity.recipient) }
+                for identity in parsed { Output.standardOutput.line(identity.recipient?.description ?? "") }
                 try RWSecret.Identity.shown(stored: stored)
                 if !global.quiet {
                     let names = stored.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
@@ -231,11 +240,11 @@ extension RWSecret.Identity {
         func importOpenPGP(_ bytes: [UInt8], path: String, global: GlobalOptions) throws {
             let keys = try OpenPGPIdentityFiles.secretKeys(bytes, path: path == "-" ? "stdin" : path, passphraseFile: passphraseFile)
             let labels: [String?] = keys.count == 1 ? [label] : keys.indices.map { index in label.map { "\($0)-\(index + 1)" } }
-            let adding = zip(keys, labels).map { IdentityToAdd(label: $1, kind: .openPGP, secret: $0.unprotected!) }
+            let adding = zip(keys, labels).map { IdentityToAdd(label: $1, openPGP: $0) }
             try CommandFailure.identityErrors {
                 let store = try global.openIdentityStore()
                 let stored = try store.addIdentities(adding)
-                for key in keys { Output.standardOutput.line(key.fingerprintHex + (key.userID.map { " " + Output.escaped($0) } ?? "")) }
+                for key in keys { Output.standardOutput.line(key.fingerprint + (key.userID.map { " " + Output.escaped($0) } ?? "")) }
                 if !global.quiet {
                     let names = stored.map { "'\(Output.escaped($0))'" }.joined(separator: ", ")
                     Output.standardError.line("rwsecret: stored \(stored.count == 1 ? "identity" : "\(stored.count) identities") \(names) (\(store.kind.rawValue) store)")
@@ -306,7 +315,7 @@ extension RWSecret.Identity {
                     let unknown = labels.filter { label in !stored.contains { $0.label == label } }
                     if !unknown.isEmpty { throw StoreError.unknownLabels(unknown) }
                     let named = labels.map { label in
-                        let recipient = stored.first { $0.label == label }?.ageIdentity?.recipient
+                        let recipient = stored.first { $0.label == label }?.age?.recipient
                         return "'\(Output.escaped(label))'" + (recipient.map { " (\($0))" } ?? "")
                     }
                     let question = "Remove identity \(named.joined(separator: ", "))? What was encrypted to it cannot be opened "
