@@ -151,7 +151,8 @@ public enum OpenPGP {
         }
     }
 
-    /// Why an OpenPGP key was refused: a code and a description (never a secret). Not frozen:
+    /// Why an OpenPGP key was refused (read as an identity or a certificate, or encrypted to):
+    /// a code and a description (never a secret). Not frozen:
     /// a struct, as ``DecryptionFailure``.
     public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What went wrong, in kind. Not frozen: later versions may add codes.
@@ -171,6 +172,15 @@ public enum OpenPGP {
             public static let unsupported = Code(5)
             /// No encryption key this library can use (signing-only, a stub, ElGamal).
             public static let noEncryptionKey = Code(6)
+            /// A key expired at the time given (``OpenPGP/Recipient``).
+            public static let expired = Code(7)
+            /// A key its owner revoked.
+            public static let revoked = Code(8)
+            /// v4 and v6 keys in one message (``OpenPGP/Writer``): a v6 key needs SEIPD v2,
+            /// which v4-only readers (gpg 2.2) cannot open.
+            public static let mixedVersions = Code(9)
+            /// Nothing where one was needed (no recipient).
+            public static let empty = Code(10)
         }
 
         /// What went wrong, in kind.

@@ -31,19 +31,19 @@ extension RWSecret.Encrypt {
             throw CommandFailure(.usage, "refusing to write a binary OpenPGP message to a terminal: use --armor or -o FILE")
         }
         let now = UInt64(max(0, time(nil)))
-        var recipients: [OpenPGPRecipient] = []
+        var recipients: [OpenPGP.Recipient] = []
         for path in keyRecipientFiles {
             let bytes = try readSmallFile(path, what: "key file", limit: 16 << 20)
-            let keys: [OpenPGPTransferableKey]
+            let keys: [OpenPGP.Certificate]
             // Public keys only: a secret key's secret fields are not read (nor asked for).
-            do { keys = try OpenPGPTransferableKey.parse(bytes, secret: false) } catch {
+            do { keys = try OpenPGP.Certificate.parse(bytes) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
             }
             for key in keys {
-                do { recipients.append(try OpenPGPRecipient(key, now: now)) } catch {
+                do { recipients.append(try OpenPGP.Recipient(key, now: now)) } catch {
                     throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
                 }
-                global.verboseLine("--to-key: \(key.words) (encryption key \(recipients.last!.keyHex), v\(recipients.last!.key.version))")
+                global.verboseLine("--to-key: \(key) (encryption key \(recipients.last!.keyFingerprint), v\(recipients.last!.version))")
             }
         }
         let name = files.first ?? "-"
@@ -53,8 +53,8 @@ extension RWSecret.Encrypt {
         }
         // The literal packet: the input's base name (none for stdin) and the time of writing.
         let fileName = name == "-" ? [] : Array((name.split(separator: "/").last.map(String.init) ?? "").utf8)
-        let writer: OpenPGPMessageWriter
-        do { writer = try OpenPGPMessageWriter(recipients: recipients, armor: armor, fileName: fileName, date: UInt32(truncatingIfNeeded: now)) } catch {
+        let writer: OpenPGP.Writer
+        do { writer = try OpenPGP.Writer(to: recipients, armor: armor, fileName: fileName, date: UInt32(truncatingIfNeeded: now)) } catch {
             throw CommandFailure(.dataError, "\(error)")
         }
         let destination: OutputFile
