@@ -18,8 +18,6 @@ Decrypting/
 Commands/Decrypt.swift
 Commands/DecryptArguments.swift
 Credentials/IdentityChain.swift
-Credentials/IdentityFiles.swift
-Credentials/EncryptedIdentityFile.swift
 Commands/Encrypt+Age.swift
 '
 

@@ -6,18 +6,20 @@
 /// passwords alone, or a run with no age file, never reads them); `--no-store` has none.
 /// An identity is named, in `--verbose` and in JSON's `password`, `identity LABEL` when stored
 /// and `identity FILE` when given with `--identity`. The tool reads the store's
-/// (`IdentityChain.stored`, its words for a damaged one).
-package final class IdentityChain: @unchecked Sendable {
+/// (`IdentityChain.stored`, its words for a damaged one: ``StoredIdentity/identity`` is nil).
+public final class IdentityChain: @unchecked Sendable {
     private let files: [NamedIdentity]
     private let loadStored: () throws -> [NamedIdentity]
     private var stored: [NamedIdentity]?
     private var winner: String?
     private let lock = ThreadLock()
 
-    /// `files` from `--identity`; `loadStored` reads the store's (called at most once).
-    package init(files: [NamedIdentity], loadStored: @escaping () throws -> [NamedIdentity] = { [] }) {
-        self.files = files
-        self.loadStored = loadStored
+    /// A chain of `files` (the identities read from files given for the run: ``Age/Identity``,
+    /// ``OpenPGP/Identity``, a program's own) and the store's, which `loadStored` reads (called
+    /// at most once, when a message first needs identities; what it throws ends that message).
+    public init(files: [any Identity], loadStored: @escaping () throws -> [any Identity] = { [] }) {
+        self.files = files.map(NamedIdentity.init(identity:))
+        self.loadStored = { try loadStored().map(NamedIdentity.init(identity:)) }
     }
 
     /// The identities in the order they are offered now.
@@ -69,5 +71,18 @@ package final class IdentityChain: @unchecked Sendable {
     /// The identity named `name` opened a message: it goes first from now on.
     package func finished(openedBy name: String) {
         lock.withLock { winner = name }
+    }
+}
+
+extension NamedIdentity {
+    /// `identity` as the kinds are offered it: the library's own as they are, a program's own
+    /// called through its `unwrap`.
+    package init(identity: any Identity) {
+        if let named = identity as? NamedIdentity {
+            self = named
+        } else {
+            name = identity.name
+            credential = identity.asCredential
+        }
     }
 }

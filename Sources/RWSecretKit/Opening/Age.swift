@@ -97,6 +97,14 @@ public enum Age {
             public static let empty = Code(3)
             /// A secret key (`AGE-SECRET-KEY-1…`) where a recipient belongs.
             public static let secretKeyAsRecipient = Code(4)
+            /// A private key protected by a passphrase, and none given.
+            public static let needsPassphrase = Code(5)
+            /// The passphrase given does not open the key.
+            public static let wrongPassphrase = Code(6)
+            /// A library that reads the key (libssh, Botan) is missing; the description names it.
+            public static let needsLibrary = Code(7)
+            /// An age file written to recipients where one encrypted with a passphrase belongs.
+            public static let encryptedToRecipients = Code(8)
         }
 
         /// What went wrong, in kind.

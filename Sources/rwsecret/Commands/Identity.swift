@@ -405,7 +405,9 @@ extension RWSecret.Identity {
                 let destination: any IdentityStore = to == .keyring ? keyring : vault
                 try source.open()
                 let stored = try source.identities()
-                if !labels.isEmpty { try type(of: source).requireKnown(labels, in: stored.map(\.label)) }
+                var unknown: [String] = []
+                for label in labels where !stored.contains(where: { $0.label == label }) && !unknown.contains(label) { unknown.append(label) }
+                if !unknown.isEmpty { throw StoreError.unknownLabels(unknown) }
                 let chosen = labels.isEmpty ? stored : stored.filter { labels.contains($0.label) }
                 guard !chosen.isEmpty else {
                     if !global.quiet { Output.standardError.line("rwsecret: the \(source.kind.rawValue) store holds no identity; nothing was copied") }

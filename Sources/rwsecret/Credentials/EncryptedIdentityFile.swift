@@ -9,22 +9,24 @@ enum EncryptedIdentityFile {
     /// The identity file inside `bytes` when they are an age file (nil when they are not);
     /// `path` names it. The caller wipes what is returned.
     static func open(_ bytes: [UInt8], path: String, passphraseFile: String? = nil, orPassphraseFile: Bool = false) throws -> [UInt8]? {
-        guard let kind = KindRegistry.wholeInputKind(bytes.prefix(detectionLength)), kind.name == .age else { return nil }
         let shown = Output.escaped(path)
         // Its header, read with nothing to try: a damaged file or one not made with age -p is
         // told before any passphrase is asked.
-        do { _ = try attempt(bytes, passphrase: nil) } catch {
-            guard case .noMatch(let types) = error.error else { throw CommandFailure(.dataError, "\(shown): an age file that is not an identity file rwsecret can open: \(error.error)") }
-            guard types.contains("scrypt") else {
-                throw CommandFailure(.dataError, "\(shown): an age file encrypted to recipients (\(types.joined(separator: ", "))), not with a passphrase: not an identity file (age -p makes one)")
-            }
+        let file: Age.EncryptedIdentityFile
+        do {
+            guard let read = try Age.EncryptedIdentityFile(bytes) else { return nil }
+            file = read
+        } catch where error.code == .encryptedToRecipients {
+            throw CommandFailure(.dataError, "\(shown): \(error): not an identity file (age -p makes one)")
+        } catch {
+            throw CommandFailure(.dataError, "\(shown): an age file that is not an identity file rwsecret can open: \(error)")
         }
         if let passphraseFile {
             var text = try readSmallFile(passphraseFile, what: "passphrase file", limit: 1 << 16)
-            defer { Crypto.cleanse(&text) }
+            defer { SecretBytes.cleanse(&text) }
             // The first line, without its line end (as for an OpenPGP key's passphrase).
             let line = text.prefix { $0 != 0x0a }
-            if let plain = try opened(bytes, SecretBytes(line.last == 0x0d ? line.dropLast() : line), shown) { return plain }
+            if let plain = try opened(file, SecretBytes(line.last == 0x0d ? line.dropLast() : line), shown) { return plain }
             throw CommandFailure(.dataError, "\(shown): the passphrase does not open this identity file")
         }
         guard Terminal.canAsk else {
@@ -33,26 +35,22 @@ enum EncryptedIdentityFile {
         }
         for _ in 0..<3 {
             let passphrase = try Terminal.readSecret(prompt: "Enter passphrase for identity file \(shown): ")
-            if let plain = try opened(bytes, passphrase, shown) { return plain }
+            if let plain = try opened(file, passphrase, shown) { return plain }
             Output.standardError.line("rwsecret: \(shown): the passphrase does not open this identity file")
         }
         throw CommandFailure(.dataError, "\(shown): the passphrase does not open this identity file")
     }
 
     /// The plaintext when `passphrase` opens the file, nil when it does not; any other failure
-    /// (a work factor above age's limit, a changed file) is an error that says it.
-    private static func opened(_ bytes: [UInt8], _ passphrase: SecretBytes, _ shown: String) throws -> [UInt8]? {
-        do { return try attempt(bytes, passphrase: passphrase) } catch {
-            if case .noMatch = error.error { return nil }
-            throw CommandFailure(.dataError, "\(shown): \(error.error)")
+    /// (a work factor above age's limit, a changed file) is an error that says it. Its scrypt
+    /// is one of the run's key derivations (`--verbose`).
+    private static func opened(_ file: Age.EncryptedIdentityFile, _ passphrase: SecretBytes, _ shown: String) throws -> [UInt8]? {
+        do {
+            let plain = try file.open(passphrase: passphrase)
+            KindDecryption.countDerivation()
+            return plain
+        } catch {
+            throw CommandFailure(.dataError, "\(shown): \(error)")
         }
-    }
-
-    private static func attempt(_ bytes: [UInt8], passphrase: SecretBytes?) throws(KindFailure) -> [UInt8] {
-        let sink = MemoryPlaintext(limit: 1 << 20)
-        let passwords = passphrase.map { [ChainPassword(name: "passphrase", secret: $0)] } ?? []
-        // Its scrypt is one of the run's key derivations (`--verbose`).
-        _ = try KindDecryption.counted(AgeKind.self, input: KindInput(bytes: bytes), passwords: passwords, identities: [], budget: .oneAtATime, into: sink)
-        return sink.bytes
     }
 }

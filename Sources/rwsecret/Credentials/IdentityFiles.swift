@@ -6,31 +6,30 @@ import Glibc
 /// `--identity FILE` beyond age identity files: unencrypted OpenSSH private keys, and the
 /// warning for a file that others may read.
 enum IdentityFiles {
-    /// The OpenSSH private key `bytes` hold (`-----BEGIN OPENSSH PRIVATE KEY-----`); nil when they
-    /// hold something else. A key rwsecret cannot use is an error (65) that says why.
-    /// A key protected by a passphrase is asked for it on the terminal, as age and ssh do
-    /// (three tries); with no terminal it is an error that says so.
-    static func openSSHKey(_ bytes: [UInt8], path: String) throws -> AgeSSHIdentity? {
+    /// The OpenSSH private key `bytes` hold (`-----BEGIN OPENSSH PRIVATE KEY-----`), named by
+    /// `path`; nil when they hold something else. A key rwsecret cannot use is an error (65)
+    /// that says why. A key protected by a passphrase is asked for it on the terminal, as age
+    /// and ssh do (three tries); with no terminal it is an error that says so.
+    static func openSSHKey(_ bytes: [UInt8], path: String) throws -> Age.Identity? {
         let text = String(decoding: bytes, as: UTF8.self)
-        guard AgeSSHIdentity.looksLikeKey(text) else { return nil }
-        var identity: AgeSSHIdentity?
+        var identity: Age.Identity?
         do {
-            identity = try AgeSSHIdentity(key: text, passphrase: nil)
-        } catch .encrypted where Terminal.canAsk {
+            identity = try Age.Identity.parseSSH(text, name: path, passphrase: nil)
+            guard identity != nil else { return nil }
+        } catch where error.code == .needsPassphrase && Terminal.canAsk {
             identity = nil
-        } catch .noBotan(let missing) {
+        } catch where error.code == .needsLibrary && error.description.contains("Botan") {
             // Botan's bcrypt-pbkdf opens it: without Botan, say how to have a key rwsecret reads,
-            // with the passphrase kept.
+            // with the passphrase kept (the library's words name the key KEY; here, its file).
             let key = Output.escaped(path)
-            throw CommandFailure(.dataError, "\(key): a passphrase-protected RSA key in OpenSSH format needs Botan, which is missing (\(missing)): "
-                                 + "ssh-keygen -p -m PKCS8 -f \(key) rewrites it as a PKCS#8 key with a passphrase, which rwsecret and ssh read")
+            throw CommandFailure(.dataError, "\(key): " + error.description.replacing("-f KEY ", with: "-f \(key) "))
         } catch {
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
         }
         if identity == nil {
             do {
-                identity = try withPassphrase(path: path) { passphrase throws(AgeSSHIdentity.ParseError) in
-                    try AgeSSHIdentity(key: text, passphrase: passphrase)
+                identity = try withPassphrase(path: path) { passphrase throws(Age.KeyError) in
+                    try Age.Identity.parseSSH(text, name: path, passphrase: passphrase)
                 }
             } catch let failure as CommandFailure {
                 throw failure
@@ -43,17 +42,17 @@ enum IdentityFiles {
     }
 
     /// Asks for `path`'s passphrase (no echo, on /dev/tty) until `open` takes it: three tries.
-    private static func withPassphrase<T>(path: String, _ open: (SecretBytes) throws(AgeSSHIdentity.ParseError) -> T) throws -> T {
-        var last: AgeSSHIdentity.ParseError = .wrongPassphrase
+    private static func withPassphrase<T>(path: String, _ open: (SecretBytes) throws(Age.KeyError) -> T) throws -> T {
+        var last: Age.KeyError?
         for attempt in 1...3 {
             let passphrase = try Terminal.readSecret(prompt: "Enter passphrase for \(Output.escaped(path)): ")
-            do { return try open(passphrase) } catch .wrongPassphrase {
-                last = .wrongPassphrase
+            do { return try open(passphrase) } catch where error.code == .wrongPassphrase {
+                last = error
                 // The third is said once, by the error that ends the run.
                 if attempt < 3 { Output.standardError.line("rwsecret: \(Output.escaped(path)): the passphrase does not open this key") }
             } catch { throw error }
         }
-        throw last
+        throw last!
     }
 
     /// One warning line when the file may be read or written by its group or others

@@ -112,6 +112,7 @@ struct KindDecryption {
     /// Any thread (the pipeline's workers open whole files and `!vault` values).
     static var derivations: Int { derivationCount.load(ordering: .relaxed) }
     private static let derivationCount = Atomic<Int>(0)
+    static func countDerivation() { derivationCount.add(1, ordering: .relaxed) }  // an identity file's scrypt (EncryptedIdentityFile)
 
     /// Counts the password tries of one `MessageKinds.open` as key derivations.
     static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<MessageKinds.Decrypted, KindFailure>) {

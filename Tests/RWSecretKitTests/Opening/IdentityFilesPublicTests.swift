@@ -1,0 +1,86 @@
+import Foundation
+import RWSecretKit
+import Testing
+
+/// Issue 33, item 4, for identity files: what `rwsecret` reads from `--identity FILE` and
+/// `identity import` (OpenSSH keys, protected or not; age identity files with lines age skips;
+/// identity files encrypted with `age -p`) is public API, the passphrases the program's to ask:
+/// `Age.Identity.parseSSH`, `Age.Identity.parseX25519(_:name:skipped:)`,
+/// `Age.EncryptedIdentityFile`, and `IdentityChain` over `any Identity`. The calls are
+/// `ConsumerIdentityFiles`', which typechecks as a consumer's file; before, these readers were
+/// `package` (`AgeSSHIdentity`, `KindDecryption.counted`, `NamedIdentity`) and it did not.
+@Suite("Identities: identity files on public API", .serialized)
+struct IdentityFilesPublicTests {
+    @Test("ConsumerIdentityFiles.swift typechecks as a consumer's file: identity files are public API")
+    func consumerFileIsPublic() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerIdentityFiles.swift")
+        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        #expect(errors.isEmpty, "\(errors)")
+    }
+
+    @Test("ssh-keygen's Ed25519 key, plain and protected: read (a wrong passphrase, then the right one), and it opens what age -R wrote to its .pub")
+    func sshKeys() throws {
+        let age = try #require(Peers.find("age"))
+        let sshKeygen = try #require(Peers.find("ssh-keygen"))
+        let folder = TemporaryFolder()
+        let plaintext = Array("to an ssh key\n".utf8)
+        let input = folder.file("plain", bytes: plaintext)
+        for passphrase in ["", "the key's passphrase"] {
+            let key = folder.path + "/id-\(passphrase.isEmpty ? "plain" : "protected")"
+            try #require(try Peers.run([sshKeygen, "-q", "-t", "ed25519", "-N", passphrase, "-f", key], in: folder).status == 0)
+            let message = key + ".age"
+            try #require(try Peers.run([age, "-R", key + ".pub", "-o", message, input], in: folder).status == 0)
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: key)))
+            let read = try ConsumerIdentityFiles.read(bytes, name: "id", passphrases: passphrase.isEmpty ? [] : ["not it", passphrase])
+            #expect(read.asked == (passphrase.isEmpty ? 0 : 2))
+            #expect(read.identities.map(\.name) == ["id"])
+            let recipient = try #require((read.identities[0] as? Age.Identity)?.recipient)
+            #expect(recipient.description + " " == String(decoding: try Data(contentsOf: URL(fileURLWithPath: key + ".pub")), as: UTF8.self).prefix(recipient.description.count + 1))
+            let opened = try ConsumerIdentityFiles.open(Array(try Data(contentsOf: URL(fileURLWithPath: message))), files: read.identities, store: MemoryPasswordStore())
+            #expect(opened.plaintext == plaintext)
+            #expect(opened.openedBy == "identity id")
+            if !passphrase.isEmpty {
+                #expect(ConsumerIdentityFiles.refusal(bytes)?.code == .needsPassphrase)
+                #expect(ConsumerIdentityFiles.refusal(bytes, passphrases: ["no", "nor this"])?.code == .wrongPassphrase)
+                #expect(ConsumerIdentityFiles.refusal(bytes, passphrases: ["no"])?.words == "the passphrase does not open this key")
+            }
+        }
+    }
+
+    @Test("age-keygen's identity file with a post-quantum line: the line is skipped and said; encrypted with age -p, it opens with its passphrase; to recipients, it is refused before asking")
+    func ageFiles() throws {
+        let keys = try PeerKeys()
+        let age = try #require(Peers.find("age"))
+        let identityText = "AGE-SECRET-KEY-PQ-1QQQQQQQQQQ\n" + keys.text(keys.identityFile)
+        let read = try ConsumerIdentityFiles.read(Array(identityText.utf8), name: "keys.txt", passphrases: [])
+        #expect(read.identities.map(\.name) == ["keys.txt"])
+        #expect(read.skipped == ["line 1: ML-KEM-768 + X25519 (post-quantum) identities are not supported"], "\(read.skipped)")
+        #expect((read.identities[0] as? Age.Identity)?.recipient?.description == keys.recipient)
+
+        let plain = keys.folder.file("identity-plain", keys.text(keys.identityFile))
+        let encrypted = keys.folder.path + "/identity.age"
+        let made = try Peers.run(["/usr/bin/env", "python3", Peers.root.path + "/scripts/age-pty.py", age, "-p", "-o", encrypted, plain],
+                                 input: Array("the file's passphrase\n".utf8), in: keys.folder)
+        try #require(made.status == 0, "age -p failed: \(made.stderr)")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: encrypted)))
+        let opened = try ConsumerIdentityFiles.read(bytes, name: "identity.age", passphrases: ["wrong", "the file's passphrase"])
+        #expect(opened.asked == 2)
+        #expect((opened.identities.first as? Age.Identity)?.recipient?.description == keys.recipient)
+        #expect(ConsumerIdentityFiles.refusal(bytes, passphrases: ["wrong"])?.words == "no passphrase given opens this identity file")
+
+        let toRecipient = try Age.encrypt(Array(keys.text(keys.identityFile).utf8), to: [try Age.Recipient(keys.recipient)])
+        let refused = try #require(ConsumerIdentityFiles.refusal(toRecipient, passphrases: ["never asked"]))
+        #expect(refused.code == .encryptedToRecipients)
+        #expect(refused.words == "an age file encrypted to recipients (X25519), not with a passphrase")
+    }
+
+    @Test("an IdentityChain of a program's identities and a store's is made from public types")
+    func chain() throws {
+        let store = MemoryPasswordStore()
+        let made = Age.Identity.generate(name: "kept")
+        try store.addIdentities([IdentityToAdd(label: "kept", secret: made.secretKey)])
+        let message = try Age.encrypt(Array("kept\n".utf8), to: [made.recipient])
+        let opened = try ConsumerIdentityFiles.open(message, files: [], store: store)
+        #expect(opened.openedBy == "identity kept")
+    }
+}
