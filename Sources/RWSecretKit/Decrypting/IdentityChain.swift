@@ -1,12 +1,13 @@
-/// The identities an age message is offered, in order: the one that opened the last message
-/// first (as the chain puts its last winning password first), then the X25519 identities (the
-/// store's in stored order, then `--identity` files'), then the SSH keys of `--identity` files.
+/// The identities a run of many messages offers each age file and OpenPGP message, in order:
+/// the one that opened the last message first (as a ``PasswordClient`` puts its last winning
+/// password first), then the X25519 identities (the store's in stored order, then the run's
+/// files'), then the others (SSH keys, OpenPGP keys, a program's own).
 ///
-/// The store's identities are read once, when the first age message needs them (a file for
-/// passwords alone, or a run with no age file, never reads them); `--no-store` has none.
-/// An identity is named, in `--verbose` and in JSON's `password`, `identity LABEL` when stored
-/// and `identity FILE` when given with `--identity`. The tool reads the store's
-/// (`IdentityChain.stored`, its words for a damaged one: ``StoredIdentity/identity`` is nil).
+/// The store's identities are read once, when the first message that takes identities needs
+/// them: a run of messages to passwords alone never reads them (nor asks for a vault's
+/// passphrase). A program reads a store's with ``IdentityStore/identities()`` and
+/// ``StoredIdentity/identity`` (named by their labels; nil for a damaged item, which it may
+/// warn of). `Sendable`: one chain serves every thread of a run.
 public final class IdentityChain: @unchecked Sendable {
     private let files: [NamedIdentity]
     private let loadStored: () throws -> [NamedIdentity]
