@@ -288,7 +288,9 @@ public final class PrivateFile {
     /// first for durability. Keep the permissions of a file it replaces with `fchmod` on
     /// ``descriptor`` first; a new file has mode 0600.
     ///
-    /// - Parameter replacing: `false` fails with `EEXIST` when something is at `path`.
+    /// - Parameters:
+    ///   - path: the name, in the folder the file was made in.
+    ///   - replacing: `false` fails with `EEXIST` when something is at `path`.
     /// - Throws: the `Errno` of the failed `linkat` or `rename` (`EEXIST`, `EXDEV`, `EACCES`…).
     public func link(as path: FilePath, replacing: Bool = true) throws(Errno) {
         try link(path.string, replacing: replacing)
