@@ -1,5 +1,5 @@
 // Shared by every fuzz target (compiled into each; see Fuzz/Makefile).
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 #if canImport(Glibc)
 import Glibc

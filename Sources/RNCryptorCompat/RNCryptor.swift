@@ -12,7 +12,7 @@
 import Foundation
 // Re-exported: `RNCryptor` is RWSecretKit's namespace, which this module extends with
 // RNCryptor Swift's API, so a file that imports both products sees one `RNCryptor`.
-@_exported public import RWSecretKit
+@_spi(Testing) @_exported public import RWSecretKit
 
 /// A mutable, incremental, password-based encryptor or decryptor.
 ///

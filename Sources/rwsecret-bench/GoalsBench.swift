@@ -1,5 +1,5 @@
 import Foundation
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// Issue 36's standing ratios, each against its baseline run in the same turns (the two
 /// commands alternate, the one that goes first alternating too; medians), printed as one

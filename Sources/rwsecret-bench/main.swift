@@ -13,7 +13,7 @@
 // of the run, looked up by name, into ratio lines.
 
 import COpenSSL
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -36,6 +36,10 @@ struct PublicAPITests {
         ("let n5 = RNCryptorError.hmacMismatch", "an error case to switch over exhaustively (a code instead)"),
         ("func n6(_ f: DecryptionFailure) -> Bool { if case .badPadding = f { true } else { false } }", "a DecryptionFailure case to switch over exhaustively (a code instead)"),
         ("let o = KeyDerivation.iterations", "a top-level KeyDerivation"),
+        // The tool's test and measurement hooks are SPI (`@_spi(Testing)`), not API (issue 33, item 4).
+        ("let o2: () = KeyDerivation.delayForTesting(microseconds: 1)", "the scale model's hook"),
+        ("let o3 = KeyDerivation.derivationsInFlightForTesting", "the scale model's profile"),
+        ("let o4 = LiteralData(name: [], date: 0)", "literal data no message held"),
         // The rest of the tool inside the API (item 7).
         ("func p(_ c: PasswordClient) -> Any { c.lastBuild }", "PasswordClient.lastBuild (for --verbose)"),
         ("let q = ChainWalk()", "ChainWalk (the tool's parallel walk)"),

@@ -10,12 +10,18 @@ public struct Decrypted: Sendable {
     /// The kind of message it was (``PasswordClient`` opens RNCryptor messages;
     /// ``MessageOpener`` every kind).
     public let kind: MessageOpener.Kind
+    /// An OpenPGP message's literal data packet: the file name, date and format its sender
+    /// wrote, and its signatures as the message holds them, not checked here (each one's
+    /// ``OpenPGPSignature/outcome`` is ``OpenPGPSignature/Outcome/unknownKey``, or says why it
+    /// cannot be checked). Nil for the other kinds.
+    public let literal: LiteralData?
 
     /// A result as the chain makes it.
-    package init(plaintext: [UInt8], openedBy: Opener, kind: MessageOpener.Kind = .rncryptor) {
+    package init(plaintext: [UInt8], openedBy: Opener, kind: MessageOpener.Kind = .rncryptor, literal: LiteralData? = nil) {
         self.plaintext = plaintext
         self.openedBy = openedBy
         self.kind = kind
+        self.literal = literal
     }
 }
 

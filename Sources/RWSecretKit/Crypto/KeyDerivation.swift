@@ -13,10 +13,14 @@ internal import Synchronization
 /// iteration; and the same precomputation with the iterations in a C kernel on the
 /// x86 SHA extensions, interleaving two or three independent chains. The last is used
 /// when the CPU has the SHA extensions and the kernel passes a known-answer check.
-package enum KeyDerivation {
+///
+/// Not public API: the tool's measurement and test hooks (`RWSECRET_KDF`, the scale model)
+/// and `--verbose` counts are SPI (`@_spi(Testing) import RWSecretKit`), which a consumer's
+/// plain import does not see; the rest is `package`. A program uses `Encryptor`'s iteration counts.
+@_spi(Testing) public enum KeyDerivation {
     /// The iteration count every RNCryptor version specifies (RNCryptor-C, PHP and
     /// Java let a caller choose another one; the message does not record it).
-    package static let iterations = 10_000
+    @_spi(Testing) public static let iterations = 10_000
 
     /// Test-only hook: makes `key(password:salt:)`, `keys(_:)` and their `using:` forms run
     /// `count` iterations wherever they were asked for RNCryptor's 10,000 (0 restores them), so a fuzz target (Fuzz/)
@@ -34,7 +38,7 @@ package enum KeyDerivation {
     }
 
     /// An implementation of PBKDF2-HMAC-SHA1.
-    package enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
+    @_spi(Testing) public enum Implementation: String, Sendable, CaseIterable, CustomStringConvertible {
         /// OpenSSL's `PKCS5_PBKDF2_HMAC`.
         case openssl
         /// Precomputed HMAC states and OpenSSL's `SHA1_Transform`.
@@ -43,7 +47,7 @@ package enum KeyDerivation {
         case sha
 
         /// A short English description, without secrets.
-        package var description: String { rawValue }
+        @_spi(Testing) public var description: String { rawValue }
     }
 
     /// The implementation `key(password:salt:)` and `keys(_:)` use.
@@ -62,7 +66,7 @@ package enum KeyDerivation {
 
     /// How many keys `key(password:salt:)` and `keys(_:)` have derived in this process
     /// (what a chain's order costs or saves; `--verbose` reports it).
-    package static var derivationCount: Int { derived.load(ordering: .relaxed) }
+    @_spi(Testing) public static var derivationCount: Int { derived.load(ordering: .relaxed) }
     private static let derived = Atomic<Int>(0)
 
     /// Derives one 32-byte key from `password` and `salt` with `iterations` rounds (≥ 1).
@@ -97,8 +101,8 @@ package enum KeyDerivation {
     /// sleeps k times that, on its thread), and the time spent with each number of threads
     /// inside such a call is recorded (`derivationsInFlightForTesting`). A sleeping thread
     /// uses no core, so two cores can show whether `--jobs 8` keeps eight derivations going.
-    /// `package`: the tool honours it only in debug builds (`RWS_TEST_KDF_DELAY_US`).
-    package static func delayForTesting(microseconds: Int) {
+    /// SPI: the tool honours it only in debug builds (`RWS_TEST_KDF_DELAY_US`).
+    @_spi(Testing) public static func delayForTesting(microseconds: Int) {
         precondition(microseconds >= 0)
         ScaleModel.delay.store(microseconds, ordering: .relaxed)
     }
@@ -109,10 +113,10 @@ package enum KeyDerivation {
 
     /// Seconds spent with 0, 1, 2, … threads inside a key derivation, from the first
     /// derivation's start to the latest one's end; empty unless `delayForTesting` was called.
-    package static var derivationsInFlightForTesting: [Double] { ScaleModel.profile.withLock { $0.seconds } }
+    @_spi(Testing) public static var derivationsInFlightForTesting: [Double] { ScaleModel.profile.withLock { $0.seconds } }
 
     /// The largest iteration count accepted (OpenSSL takes a C int).
-    package static let maximumIterations = Int(Int32.max)
+    @_spi(Testing) public static let maximumIterations = Int(Int32.max)
 
     /// PBKDF2-HMAC-SHA1 with any iteration count (≥ 1) and key length (≥ 1), for tests
     /// and measurements; RNCryptor itself uses `key(password:salt:)`.
@@ -156,7 +160,7 @@ package enum KeyDerivation {
     /// Forces `implementation` (nil: the default) for every key derived from now on
     /// (`sha` where unavailable computes with `portable`). For measurements: the tool
     /// calls it for `RWSECRET_KDF` at start, the bench for its sections.
-    package static func use(_ implementation: Implementation?) {
+    @_spi(Testing) public static func use(_ implementation: Implementation?) {
         forcedImplementation.store(implementation.flatMap { Implementation.allCases.firstIndex(of: $0) } ?? -1, ordering: .relaxed)
     }
 

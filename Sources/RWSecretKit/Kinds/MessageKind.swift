@@ -160,21 +160,29 @@ package struct AtOnceUnlock<Key> {
     }
 }
 
-/// The file name and date an OpenPGP literal data packet carries.
-package struct LiteralData: Sendable, Equatable {
-    /// The name as the sender wrote it (any bytes).
-    package let name: [UInt8]
-    /// Seconds since 1970 (0: none).
-    package let date: UInt32
-    /// A signed message's signatures (OpenPGP: `OpenPGPSignature`), their hashes finished and
-    /// not yet checked: the caller checks them with the keys it knows (`checked(with:)`).
-    package var signatures: [OpenPGPSignature] = []
-    /// Who the signatures say signed it: fingerprints (or key IDs) in upper-case hex.
-    package var signers: [String] { signatures.map(\.issuer) }
+/// The file name, date and format an OpenPGP message's literal data packet carries (RFC 9580
+/// 5.9), and the signatures of a signed message: what describes an opened OpenPGP message
+/// beside its plaintext.
+///
+/// The name is what the sender wrote, any bytes: never use it as a path.
+public struct LiteralData: Sendable, Equatable {
+    /// The file name as the sender wrote it (any bytes; often empty).
+    public let name: [UInt8]
+    /// The date, in seconds since 1970 (0: none).
+    public let date: UInt32
+    /// The format octet: `b` (binary), `t` (text) or `u` (UTF-8 text), as an ASCII byte.
+    public let format: UInt8
+    /// A signed message's signatures (``OpenPGPSignature``), in the message's order, their
+    /// hashes finished; each is checked once the message has verified, with the keys the
+    /// caller knows (``OpenPGPSignature/outcome`` says what was found).
+    public var signatures: [OpenPGPSignature] = []
+    /// Who the signatures say signed the message: each one's ``OpenPGPSignature/issuer``, in order.
+    public var signers: [String] { signatures.map(\.issuer) }
 
-    package init(name: [UInt8], date: UInt32) {
+    package init(name: [UInt8], date: UInt32, format: UInt8 = UInt8(ascii: "b")) {
         self.name = name
         self.date = date
+        self.format = format
     }
 }
 

@@ -1,18 +1,38 @@
-import Dispatch
 public import SystemPackage
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
-/// Runs blocking work (key derivations, file I/O) on a Dispatch worker thread and resumes
-/// the awaiting task when it ends, so that no thread of Swift concurrency's cooperative pool
-/// (one per core) waits through a derivation. A derivation once started runs to its end:
-/// cancelling the task does not stop it.
+/// Runs blocking work (key derivations, file I/O) on a thread of the library's scheduler
+/// (`Scheduler.shared`, the pool that runs every other part of the work of trying credentials)
+/// and resumes the awaiting task when it ends, so that no thread of Swift concurrency's
+/// cooperative pool (one per core) waits through a derivation, and no third pool (Dispatch's)
+/// exists beside those two. The first call lets the scheduler's pool grow to one thread per
+/// online core (a wider `--jobs` keeps its width); more work than threads waits in the pool's
+/// queue, in order. A derivation once started runs to its end: cancelling the task does not
+/// stop it.
 enum BlockingWork {
+    /// The width the async forms ask of the pool: one thread per online core.
+    private static let width: Int = {
+        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        Scheduler.shared.widen(to: cores)
+        return cores
+    }()
+
     static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        _ = width
         let result: Result<T, E> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(E) -> T in try body() })
-            }
+            let outcome = Outcome<T, E>()
+            // Resumed in `then`: once the work and everything it captured (secrets) are released.
+            Scheduler.shared.run({ outcome.result = Result { () throws(E) -> T in try body() } },
+                                 then: { continuation.resume(returning: outcome.result!) })
         }
         return try result.get()
+    }
+
+    /// The work's result, handed from the work to its `then` (one after the other, on one thread).
+    private final class Outcome<T, E: Error>: @unchecked Sendable {
+        var result: Result<T, E>?
     }
 }
 

@@ -75,6 +75,6 @@ public struct MessageOpener: Sendable {
             throw DecryptionFailure(DecryptionFailure.Reason.kind(error.kind, error.error, tried: error.tried))
         }
         client.messageFinished(openedBy: opened.openedBy)
-        return Decrypted(plaintext: sink.bytes, openedBy: opened.openedBy, kind: Kind(K.name))
+        return Decrypted(plaintext: sink.bytes, openedBy: opened.openedBy, kind: Kind(K.name), literal: opened.literal)
     }
 }

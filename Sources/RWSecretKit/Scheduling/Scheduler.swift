@@ -105,6 +105,9 @@ package final class Scheduler: @unchecked Sendable {
     /// The pool threads started so far (for tests and `--verbose`).
     package var threadsStarted: Int { withLock { threads } }
 
+    /// Whether the calling thread is one of the pool's (for tests: where work ran).
+    package var isPoolThread: Bool { withLock { poolThreads.contains(pthread_self()) } }
+
     // MARK: Tasks
 
     /// Runs `work` on a pool thread (after the helpers of running forks and the tasks queued

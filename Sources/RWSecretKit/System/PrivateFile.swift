@@ -2,14 +2,16 @@
 internal import Glibc
 #endif
 internal import CLinuxSyscalls
+public import SystemPackage
 
 /// A file with no name: speculative plaintext and spooled ciphertext live here
 /// until they may be released.
 ///
 /// Made with `O_TMPFILE` (mode 0600), so it has no name in any folder and the
 /// kernel frees it when the process ends, however it ends — SIGKILL included.
-/// Only this process holds a descriptor, and the process is not dumpable, so
-/// no other process of the user can open it through `/proc/PID/fd`. `link`
+/// Only this process holds a descriptor, and the tool's process is not dumpable, so
+/// no other process of the user can open it through `/proc/PID/fd` (a program that wants
+/// the same calls `prctl(PR_SET_DUMPABLE, 0)`). `link`
 /// gives it a name only once it is complete.
 ///
 /// On a filesystem without `O_TMPFILE` the file gets a random hidden name and
@@ -25,15 +27,30 @@ internal import CLinuxSyscalls
 /// behind (no lock: the kernel drops it with the process) from one a live
 /// process is about to rename. Every file made to get a name (`needsName`: every
 /// `-o`, whatever the command) sweeps its folder first.
-package final class PrivateFile {
+///
+/// A program writes a plaintext file with it as the tool does: made in the destination's
+/// folder (``init(in:needsName:namedFallback:)``), written, then given its name only once
+/// complete (``link(as:replacing:)``); if the program fails or is killed before that, no
+/// file with a name holds a part of it.
+///
+/// ```swift
+/// let file = try PrivateFile(in: "/home/me/out", needsName: true, namedFallback: false)
+/// try file.write(plaintext)
+/// try file.link(as: "/home/me/out/secret.txt")
+/// ```
+///
+/// Not `Sendable`: one thread writes a file at a time.
+public final class PrivateFile {
     /// The open descriptor (read and write).
     package let fd: Int32
+    /// The open descriptor (read and write; mode 0600), closed when the file is released.
+    public var descriptor: FileDescriptor { FileDescriptor(rawValue: fd) }
     /// The folder the file was made in (it can be linked only there).
     package let folder: String
     /// The hidden name of a fallback file that must keep a name until `link`; nil otherwise.
     private var fallbackName: String?
     /// Bytes written so far.
-    package private(set) var size = 0
+    public private(set) var size = 0
     /// How the names this file ever has in `folder` begin (hidden, so that a sweep can find leftovers).
     private let prefix: String
 
@@ -43,8 +60,28 @@ package final class PrivateFile {
     /// fallback (for tests of filesystems without `O_TMPFILE`).
     /// `namedFallback: false`: where the folder's filesystem has no `O_TMPFILE`,
     /// throw EOPNOTSUPP instead of making a named file (see `isUnsupported`).
-    package init(in folder: String, needsName: Bool, prefix: String = ".rwsecret-", unnamed: Bool = true,
+    package convenience init(in folder: String, needsName: Bool, prefix: String = ".rwsecret-", unnamed: Bool = true,
                  namedFallback: Bool = true) throws(SystemError) {
+        try self.init(folder: folder, needsName: needsName, prefix: prefix, unnamed: unnamed, namedFallback: namedFallback)
+    }
+
+    /// A new empty file in `folder`, with no name (`O_TMPFILE`, mode 0600).
+    ///
+    /// - Parameters:
+    ///   - folder: the folder the file may later be linked into (``link(as:replacing:)``
+    ///     names a path in this folder only).
+    ///   - needsName: whether ``link(as:replacing:)`` will be called. A file that will get a
+    ///     name first removes from `folder` the hidden names a killed run left there.
+    ///   - namedFallback: where `folder`'s filesystem has no `O_TMPFILE`, `true` makes a file
+    ///     with a random hidden name instead (removed when the file is released, or on SIGINT,
+    ///     SIGTERM and SIGHUP; a SIGKILL leaves it), `false` throws `EOPNOTSUPP`: for plaintext,
+    ///     which must have no name until complete. ``canBeUnnamed(in:)`` asks beforehand.
+    /// - Throws: the `Errno` of the failed call (`EACCES`, `ENOENT`, `ENOSPC`, `EOPNOTSUPP`…).
+    public convenience init(in folder: FilePath, needsName: Bool, namedFallback: Bool = true) throws(Errno) {
+        try self.init(folder: folder.string, needsName: needsName, prefix: ".rwsecret-", unnamed: true, namedFallback: namedFallback)
+    }
+
+    private init(folder: String, needsName: Bool, prefix: String, unnamed: Bool, namedFallback: Bool) throws(SystemError) {
         self.folder = folder
         self.prefix = prefix
         // What a run killed between `link`'s two calls left here goes before this file is made.
@@ -83,13 +120,17 @@ package final class PrivateFile {
     }
 
     /// Appends all of `bytes`.
-    package func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    ///
+    /// - Throws: the `Errno` of the failed `write` (`ENOSPC`, `EIO`…).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         try writeAll(fd, bytes)
         size += bytes.count
     }
 
     /// Appends all of `bytes`.
-    package func write(_ bytes: [UInt8]) throws(SystemError) {
+    ///
+    /// - Throws: the `Errno` of the failed `write` (`ENOSPC`, `EIO`…).
+    public func write(_ bytes: [UInt8]) throws(Errno) {
         let result = bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try write(raw) } }
         try result.get()
     }
@@ -111,7 +152,9 @@ package final class PrivateFile {
     }
 
     /// Makes the contents durable (`fsync`).
-    package func sync() throws(SystemError) {
+    ///
+    /// - Throws: the `Errno` of the failed `fsync`.
+    public func sync() throws(Errno) {
         guard fsync(fd) == 0 else { throw SystemError.current }
     }
 
@@ -195,6 +238,16 @@ package final class PrivateFile {
         try move(to: output)
     }
 
+    /// Moves the whole file to `output`, at `output`'s own offset, in the kernel
+    /// (`copy_file_range`, `splice`, `sendfile`), never through this process's memory. Each
+    /// stretch copied into a regular file is then freed here, so the file is spent afterwards:
+    /// its size stays, its bytes read as zeros. Call it once the contents may be released.
+    ///
+    /// - Throws: the `Errno` of the failed call (`EPIPE`, `ENOSPC`, `EIO`…).
+    public func move(to output: FileDescriptor) throws(Errno) {
+        try move(to: output.rawValue)
+    }
+
     /// `punching`: each MiB written (to a regular file, which copied it) is punched out here, as `move` does.
     private func copyByReading(to output: Int32, from start: Int, punching: Bool = false) throws(SystemError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -222,6 +275,28 @@ package final class PrivateFile {
     /// removes it. `replacing: false`: something at `path` fails with EEXIST
     /// (no hidden name, no rename).
     package func link(as path: String, replacing: Bool = true) throws(SystemError) {
+        try link(path, replacing: replacing)
+    }
+
+    /// Gives the complete file the name `path`, in the folder it was made in, replacing what is
+    /// there (a file, or a symbolic link itself, never the file it points to).
+    ///
+    /// The name appears with the whole contents or not at all: with nothing at `path`, the
+    /// file is linked there directly; otherwise it is linked under a random hidden name and
+    /// renamed over `path` at once (a SIGKILL between the two leaves the hidden name, which the
+    /// next file made in the folder with `needsName` removes). Not `fsync`ed: call ``sync()``
+    /// first for durability. Keep the permissions of a file it replaces with `fchmod` on
+    /// ``descriptor`` first; a new file has mode 0600.
+    ///
+    /// - Parameters:
+    ///   - path: the name, in the folder the file was made in.
+    ///   - replacing: `false` fails with `EEXIST` when something is at `path`.
+    /// - Throws: the `Errno` of the failed `linkat` or `rename` (`EEXIST`, `EXDEV`, `EACCES`…).
+    public func link(as path: FilePath, replacing: Bool = true) throws(Errno) {
+        try link(path.string, replacing: replacing)
+    }
+
+    private func link(_ path: String, replacing: Bool) throws(SystemError) {
         if let fallbackName {
             guard rename(fallbackName, path) == 0 else { throw SystemError.current }
             PendingNames.shared.remove(fallbackName)
@@ -262,6 +337,17 @@ package final class PrivateFile {
     /// when it says it cannot; another failure (a missing folder) is left for the real
     /// attempt to report.
     package static func canBeUnnamed(in folder: String) -> Bool {
+        canBeUnnamed(folder)
+    }
+
+    /// Whether `folder`'s filesystem makes files with no name (`O_TMPFILE`): `false` only when
+    /// it says it cannot (then ``init(in:needsName:namedFallback:)`` with `namedFallback: false`
+    /// throws `EOPNOTSUPP`); another failure (a missing folder) is left for the real attempt.
+    public static func canBeUnnamed(in folder: FilePath) -> Bool {
+        canBeUnnamed(folder.string)
+    }
+
+    private static func canBeUnnamed(_ folder: String) -> Bool {
         let fd = open(folder, rws_o_tmpfile() | O_WRONLY | O_CLOEXEC, 0o600)
         if fd >= 0 {
             close(fd)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// `rwsecret decrypt [options] [FILE...]`, the hot path, parsed by hand: no ArgumentParser
 /// reflection, so no conformance lookup that scans every conformance record of the binary

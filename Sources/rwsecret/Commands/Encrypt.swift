@@ -141,7 +141,7 @@ extension RWSecret {
             if let path = keyFile {
                 return .keys(try KeyFile.load(path))
             } else if let path = passwordFile {
-                let passwords = try RunPasswords.load(file: path)
+                let passwords = try RunPasswords.loadSecrets(file: path)
                 guard passwords.count == 1 else {
                     throw CommandFailure(.dataError, "\(Output.escaped(path)): a password file for encrypt must hold exactly one password (it holds \(passwords.count))")
                 }
@@ -159,8 +159,8 @@ extension RWSecret {
                 }
                 password = match.secret
                 name = "label \(label)"
-            } else if let fromEnvironment = try RunPasswords.fromEnvironment() {
-                return .password(fromEnvironment.secret)
+            } else if let fromEnvironment = try RunPasswords.secretFromEnvironment() {
+                return .password(fromEnvironment)
             } else {
                 throw CommandFailure(.usage, "encrypt needs a password: --password-label, --password-file, --ask-password, --key-file or RWSECRET_PASSWORD")
             }

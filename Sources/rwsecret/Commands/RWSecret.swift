@@ -1,5 +1,5 @@
 import ArgumentParser
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 import SystemPackage
 #if canImport(Glibc)
 import Glibc

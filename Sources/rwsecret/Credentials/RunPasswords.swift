@@ -15,10 +15,16 @@ enum RunPasswords {
 
     /// The passwords of a password file, in order.
     static func load(file path: String) throws -> [ChainPassword] {
+        try loadSecrets(file: path).map { ChainPassword(name: $0.name, secret: $0.secret) }
+    }
+
+    /// The passwords of a password file, in order, as names and secrets (for `encrypt`, which
+    /// hands its one secret to the library itself: a `ChainPassword` never gives its secret back).
+    static func loadSecrets(file path: String) throws -> [(name: String, secret: SecretBytes)] {
         var bytes = try readSmallFile(path, what: "password file")
         defer { SecretBytes.cleanse(&bytes) }
         warnIfLoose(path)
-        return try parse(bytes, source: path)
+        return try parseSecrets(bytes, source: path)
     }
 
     /// The warning a loose `--identity` file gets (`IdentityFiles.warnIfLoose`), for a password
@@ -66,7 +72,12 @@ enum RunPasswords {
     /// given once per run. A secret cannot hold a TAB (the validators refuse it), so the
     /// first TAB always ends the label.
     static func parse(_ bytes: [UInt8], source: String) throws -> [ChainPassword] {
-        var passwords: [ChainPassword] = []
+        try parseSecrets(bytes, source: source).map { ChainPassword(name: $0.name, secret: $0.secret) }
+    }
+
+    /// `parse(_:source:)`'s passwords as names and secrets.
+    static func parseSecrets(_ bytes: [UInt8], source: String) throws -> [(name: String, secret: SecretBytes)] {
+        var passwords: [(name: String, secret: SecretBytes)] = []
         var labels: Set<String> = []
         var failed = false
         var lineNumber = 0
@@ -93,7 +104,7 @@ enum RunPasswords {
             }
             let secret = SecretBytes(line)
             if !passes(secret, name: position) { failed = true; continue }
-            passwords.append(ChainPassword(name: name, secret: secret))
+            passwords.append((name, secret))
         }
         if failed { throw CommandFailure.silent(.dataError) }
         return passwords
@@ -101,9 +112,14 @@ enum RunPasswords {
 
     /// The password in `RWSECRET_PASSWORD`, if set.
     static func fromEnvironment() throws -> ChainPassword? {
+        try secretFromEnvironment().map { ChainPassword(name: environmentVariable, secret: $0) }
+    }
+
+    /// The secret in `RWSECRET_PASSWORD`, if set, checked (for `encrypt`).
+    static func secretFromEnvironment() throws -> SecretBytes? {
         guard let secret = SecretEnvironment.password else { return nil }
         try check(secret, name: environmentVariable)
-        return ChainPassword(name: environmentVariable, secret: secret)
+        return secret
     }
 
     /// Runs the default validators; every failure is printed, then the run stops with 65.

@@ -10,32 +10,15 @@ import Glibc
 /// (v2 `memory.max`, v1 `memory.limit_in_bytes`) less what the cgroup uses.
 enum MemoryBudget {
     /// `512M`, `4G`, `1.5G`, `300MiB`, `65536K`, `2147483648` (bytes): binary units (K = 1024),
-    /// an optional `B` or `iB`; nil for anything else, zero, or more than an exbibyte.
-    static func parse(_ text: String) -> Int? {
-        var digits = Substring(text)
-        var unit = 1.0
-        for suffix in ["iB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
-            digits = digits.dropLast(suffix.count)
-            break
-        }
-        if let last = digits.last, let power = ["K": 1.0, "M": 2.0, "G": 3.0, "T": 4.0][String(last).uppercased()] {
-            unit = pow(1024, power)
-            digits = digits.dropLast()
-        } else if text.hasSuffix("iB") {
-            return nil  // "iB" needs a unit before it
-        }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), digits.filter({ $0 == "." }).count <= 1,
-              let value = Double(digits), value.isFinite else { return nil }
-        let bytes = value * unit
-        guard bytes >= 1, bytes < Double(1 << 60) else { return nil }
-        return Int(bytes)
-    }
+    /// an optional `B` or `iB`; nil for anything else, zero, or more than an exbibyte
+    /// (the library's `ProcessMemory.parseSize`).
+    static func parse(_ text: String) -> Int? { ProcessMemory.parseSize(text) }
 
     static let usage = "--memory must be a size such as 512M, 4G or 1.5G (K, M, G, T: powers of 1024), more than 0"
 
     /// The budget for this run: `--memory` when given, else half the memory available now;
     /// with why, for `--verbose`.
-    /// It is also the scheduler's (`Scheduler.limitMemory`): the run's tries and chunk ring together.
+    /// It is also the process's (`ProcessMemory.limit`): the run's tries and chunk ring together.
     static func resolve(option: String?) -> (bytes: Int, reason: String) {
         let resolved: (bytes: Int, reason: String)
         if let option, let bytes = parse(option) {
@@ -44,7 +27,7 @@ enum MemoryBudget {
             let (bytes, limit) = availableWithLimit()
             resolved = (bytes / 2, "half the memory available" + (limit.map { " (\($0))" } ?? ""))
         }
-        Scheduler.shared.limitMemory(to: resolved.bytes)
+        ProcessMemory.limit(to: resolved.bytes)
         return resolved
     }
 
@@ -133,7 +116,14 @@ enum MemoryBudget {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 16 << 10)
-        guard let count = try? readFully(fd, into: &bytes) else { return nil }
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { break }
+            count += n
+        }
         return String(decoding: bytes[0..<count], as: UTF8.self)
     }
 }

@@ -12,7 +12,7 @@ enum SignerKeys {
         var keys: [OpenPGPTransferableKey] = []
         for path in paths {
             var bytes = try readSmallFile(path, what: "signer key file", limit: 16 << 20)
-            defer { Crypto.cleanse(&bytes) }
+            defer { SecretBytes.cleanse(&bytes) }
             guard OpenPGPTransferableKey.looksLikeKey(bytes) else {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): not an OpenPGP public key (give a file from gpg --export or sq key extract-cert)")
             }

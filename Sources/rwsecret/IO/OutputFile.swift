@@ -25,7 +25,7 @@ final class OutputFile {
     init(replacing path: String) throws(Errno) {
         switch try OutputPath.kind(of: path) {
         case .replaceable:
-            target = .privateFile(try PrivateFile(in: folderPart(of: path), needsName: true), path: path)
+            target = .privateFile(try PrivateFile(in: FilePath(folderPart(of: path)), needsName: true), path: path)
             var existing = stat()
             if lstat(path, &existing) == 0 { keptMode = existing.st_mode & 0o7777 }
         case .directory:
@@ -67,8 +67,8 @@ final class OutputFile {
     /// Gives the private file OUT's name (not fsynced, as the spec says).
     func commit() throws(Errno) {
         if case .privateFile(let file, let path) = target {
-            if let keptMode { _ = fchmod(file.fd, keptMode) }
-            try file.link(as: path)
+            if let keptMode { _ = fchmod(file.descriptor.rawValue, keptMode) }
+            try file.link(as: FilePath(path))
         }
     }
 }

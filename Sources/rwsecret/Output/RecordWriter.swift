@@ -102,10 +102,13 @@ final class RecordWriter {
         status.record(.failure)
     }
 
+    /// What an input of binary data is said to be (the words of the registry's `.binaryData`).
+    static let binaryData = "not a secret message (binary data)"
+
     /// An input that holds binary data, not base64 lines: one line for the whole input
     /// (with what it is when it starts like another known format).
     func binary(_ source: String, hint: FormatHint?) {
-        inputFailed(source, KindRegistry.NotAMessage.binaryData.words + (hint.map { "; \($0.rawDescription)" } ?? ""))
+        inputFailed(source, Self.binaryData + (hint.map { "; \($0.rawDescription)" } ?? ""))
         status.record(.failure)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// The portable and SHA-NI PBKDF2 paths against OpenSSL's own `PKCS5_PBKDF2_HMAC`
 /// (`Crypto.opensslPBKDF2SHA1`). The official kdf vectors run through

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 import SystemPackage
 
 /// Versions 0 and 1 authenticate the ciphertext only: every public entry point refuses

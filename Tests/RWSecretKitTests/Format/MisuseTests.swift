@@ -1,5 +1,5 @@
 import Testing
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// Wrong parameters and misuse throw a typed error instead of trapping (issue 23, item 5), as
 /// swift-crypto's constructors do. Each case is checked twice: in a child process (an exit

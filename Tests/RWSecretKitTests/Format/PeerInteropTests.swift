@@ -1,5 +1,5 @@
 import Testing
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// One message written by another RNCryptor implementation itself (Fixtures/peers/generate_peer_fixtures.py).
 struct PeerRecord: CustomTestStringConvertible, Sendable {

@@ -1,5 +1,5 @@
 import Testing
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// Every record of every official vector file, each its own test case.
 @Suite("Official RNCryptor vectors")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RWSecretKit
+@_spi(Testing) import RWSecretKit
 
 /// The fuzz targets' committed seeds (Fuzz/corpus, written by Fuzz/make_seeds.py) are what
 /// the targets expect: messages that open at the targets' PBKDF2 iteration count with their

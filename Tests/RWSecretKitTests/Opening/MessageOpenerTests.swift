@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RWSecretKit
+import Synchronization
 import Testing
 
 /// Issue 33: a program that depends on RWSecretKit opens every kind through the public API
@@ -183,6 +184,38 @@ struct MessageOpenerTests {
         }
         #expect(results.filter { $0 == "rn" }.count == (waiting + 1) / 2, "\(results)")
         #expect(results.filter { $0 == "secret\n" }.count == waiting / 2, "\(results)")
+    }
+
+    /// A store that records, at each read, whether it was called on a thread of the library's
+    /// scheduler pool.
+    final class PoolCheckingStore: PasswordStore {
+        let reads: Mutex<[Bool]>
+        init() { reads = Mutex([]) }
+        var location: String { "pool-checking" }
+        func open() throws(StoreError) {}
+        func labels() throws(StoreError) -> [String] { ["app"] }
+        func passwords() throws(StoreError) -> [StoredPassword] {
+            let onPool = Scheduler.shared.isPoolThread
+            reads.withLock { $0.append(onPool) }
+            return [StoredPassword(label: "app", secret: SecretBytes(utf8: "pw"))]
+        }
+        func add(_ passwords: [PasswordToAdd], check: (SecretBytes, [SecretBytes]) -> [ValidationFailure]) throws(StoreError) -> [String] { [] }
+        func remove(labels: [String]) throws(StoreError) {}
+        func rename(_ label: String, to newLabel: String) throws(StoreError) {}
+    }
+
+    // Issue 33, item 6: one concurrency mechanism. Before, the async forms ran their blocking
+    // work on Dispatch's global queue, a third pool beside the scheduler's and Swift's.
+    @Test("the async forms run their blocking work (the store's read, the key derivations) on the library's scheduler pool")
+    func asyncFormsRunOnTheScheduler() async throws {
+        let message = await RNCryptor.encrypt(Array("pool".utf8), password: SecretBytes(utf8: "pw"))
+        let store = PoolCheckingStore()
+        let opener = MessageOpener(client: PasswordClient(runOnly: []) { store })
+        #expect(try await opener.open(message).plaintext == Array("pool".utf8))
+        let client = PasswordClient(runOnly: []) { store }
+        #expect(try await client.decrypt(message).openedBy.passwordName == "app")
+        #expect(store.reads.withLock { $0 } == [true, true])
+        #expect(!Scheduler.shared.isPoolThread)
     }
 
     @Test("the async forms give what the blocking ones give")

@@ -461,7 +461,7 @@ package enum OpenPGPKind: MessageKind {
                 let name = try body.readPrefix(Int(start[1]))
                 let date = try body.readPrefix(4)
                 guard name.count == Int(start[1]), date.count == 4 else { throw .payload("a literal data packet cut short") }
-                let literal = LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) })
+                let literal = LiteralData(name: name, date: date.reduce(0) { $0 << 8 | UInt32($1) }, format: start[0])
                 // Text ('t') and UTF-8 ('u') literals hold CRLF line ends (`gpg --textmode`, gosop):
                 // written with the platform's LF, as gpg on Linux writes them (it drops every CR).
                 let textMode = start[0] == UInt8(ascii: "t") || start[0] == UInt8(ascii: "u")

@@ -8,9 +8,12 @@
 /// (`checked(with:)`) needs the signer's public key, which the caller has (its identities,
 /// `--signer-key` files), and runs only on a message that has verified: a kind returns its
 /// literal data only then.
-package struct OpenPGPSignature: Sendable, Equatable {
-    /// What the check found.
-    package enum Outcome: Sendable, Equatable {
+///
+/// A program reads one from an opened message's ``LiteralData/signatures``: who signed it
+/// (``issuer``) and what the check found (``outcome``). It cannot make one.
+public struct OpenPGPSignature: Sendable, Equatable {
+    /// What the check of a signature found.
+    public enum Outcome: Sendable, Equatable {
         /// The key is known and the signature holds.
         case verified
         /// The key is known and the signature does not hold over this message.
@@ -23,7 +26,7 @@ package struct OpenPGPSignature: Sendable, Equatable {
 
     /// Who signed: the Issuer Fingerprint subpacket's fingerprint (40 hex digits for a v4 key,
     /// 64 for a v6 one), else the issuer's key ID (16), in upper-case hex.
-    package let issuer: String
+    public let issuer: String
     let fingerprint: [UInt8]?
     let keyID: [UInt8]?
     let publicKeyAlgorithm: UInt8
@@ -34,7 +37,8 @@ package struct OpenPGPSignature: Sendable, Equatable {
     let left16: [UInt8]
     /// The algorithm's signature fields (MPIs, or native bytes for Ed25519 / Ed448).
     let values: [UInt8]
-    package private(set) var outcome: Outcome
+    /// What the check found (``Outcome/unknownKey`` until the signature is checked).
+    public private(set) var outcome: Outcome
 
     /// The signature checked with `keys` (primary keys and subkeys, public or secret): the one
     /// whose fingerprint (or key ID) is the issuer's checks it; none: `.unknownKey`.
