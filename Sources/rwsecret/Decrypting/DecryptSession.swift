@@ -20,7 +20,7 @@ final class DecryptSession: @unchecked Sendable {
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
     /// Work items (a regular file's values or whole message) run in the pipeline, on up to --jobs threads.
-    var otherKinds: ((InputFile, _ index: Int, inout LineSource) throws -> KindWork?)?
+    var otherKinds: ((InputFile, _ index: Int, inout MessageRows) throws -> KindWork?)?
     /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
     /// when a message needs it.
     var memoryOption: String?
@@ -91,10 +91,10 @@ final class DecryptSession: @unchecked Sendable {
     private func read(_ name: String, index: Int, into pipeline: OrderedPipeline<Outcome>) throws {
         pipeline.startDeferred()  // this input may be a pipe: reading it may block
         let input: InputFile
-        var rows: LineSource
+        var rows: MessageRows
         do {
             input = try InputFile(name)
-            rows = try LineSource(input, idColumn: writer.mode.idColumn, joinsWrapped: !writer.mode.inBand)
+            rows = try MessageRows(input, idColumn: writer.mode.idColumn, joinsWrapped: !writer.mode.inBand)
         } catch {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
@@ -143,7 +143,7 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .rawMessage(source: name))
             return
         case .rawForeign(let hint):
-            pipeline.submit(result: .binary(source: name, hint: hint))
+            pipeline.submit(result: .binary(source: name, hint: FormatHint(hint)))
             return
         case .binary:
             pipeline.submit(result: .binary(source: name, hint: nil))
@@ -159,18 +159,18 @@ final class DecryptSession: @unchecked Sendable {
         var held = writer.mode.json || rowsPromised ? nil : NotMessages(looksLikeYAML: inputLooksLikeYAML, vaultUnread: inputVaultUnread)
         defer { if var holding = held { for outcome in holding.verdict(source: name) { pipeline.submit(result: outcome) } } }
         while !stopped(pipeline) {
-            let row: LineSource.Row?
+            let row: MessageRows.Row?
             do { row = try rows.next() } catch {
                 if var holding = held { for outcome in holding.release() { pipeline.submit(result: outcome) } }
                 held = nil
-                pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))
+                pipeline.submit(result: .unreadable(source: name, error: error))
                 return
             }
             guard let row else { return }
             if var holding = held {
                 held = nil
                 switch row.content {
-                case .failure(let failure, let hint) where holding.hold(row, failure: failure, hint: hint, source: name, input: index):
+                case .failure(let failure, let hint) where holding.hold(row, failure: RowFailure(failure), hint: FormatHint(hint), source: name, input: index):
                     held = holding
                     continue
                 case .skipped:
@@ -188,9 +188,9 @@ final class DecryptSession: @unchecked Sendable {
                 if writer.mode.inBand { pipeline.submit(result: .skipped(place)) }
                 continue
             case .failure(let failure, let hint):
-                pipeline.submit(result: .message(place, .failure(failure), hint: hint))
+                pipeline.submit(result: .message(place, .failure(RowFailure(failure)), hint: FormatHint(hint)))
                 continue
-            case .message(let parsed): message = parsed
+            case .message(let parsed): message = parsed.parsed
             }
             // A legacy version without --allow-legacy: refused before any store or key is touched.
             if let refusal = client.refusal(of: message.header) {

@@ -355,7 +355,7 @@ extension KindDecryption {
     /// holds lines. A regular file is read with `pread` from its start, so the line reader is
     /// not disturbed; a stream (a pipe, a terminal) is looked at through `rows`, which reads
     /// no further than its first line, and then read on from there: no byte is read twice.
-    func work(of input: InputFile, index: Int, rows: inout LineSource) throws -> KindWork? {
+    func work(of input: InputFile, index: Int, rows: inout MessageRows) throws -> KindWork? {
         // A stream is read here, once; on a terminal (where a password may be asked when none
         // opens a message) the records are made here too, in order.
         guard input.isRegularFile, session.asker == nil else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
@@ -400,7 +400,7 @@ extension KindDecryption {
         return .items([(items[0].bytes, done, false)] + items.dropFirst().map { onPipeline($0) })
     }
 
-    func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {
+    func records(of input: InputFile, index: Int, rows: inout MessageRows) throws -> [KindRecord]? {
         guard input.isRegularFile else {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
@@ -424,7 +424,7 @@ extension KindDecryption {
                 let n: Int
                 do { n = try chunk.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) } } catch {
                     input.unread(text)
-                    rows = try LineSource(input, idColumn: false)
+                    rows = try MessageRows(input, idColumn: false)
                     return nil
                 }
                 if n == 0 {
@@ -435,7 +435,7 @@ extension KindDecryption {
                 text += chunk[..<n]
             }
             input.unread(text)
-            rows = try LineSource(input, idColumn: false)
+            rows = try MessageRows(input, idColumn: false)
             return nil
         }
         let prefix = try readAt(input, count: detectionLength)
