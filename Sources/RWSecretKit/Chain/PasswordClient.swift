@@ -38,7 +38,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     private let openStore: StoreOpener
     private let runOnly: [ChainPassword]
     private let keys: MessageKeys?
-    private let iterations: Int
+    package let iterations: Int
     private let state = LockedState(State())
     /// Whether `decrypt` opens versions 0 and 1 (`LegacyFormats`; refused unless the client was told).
     package let legacyFormats: LegacyFormats

@@ -9,6 +9,10 @@ extension MessageRows {
         public var version: UInt8 { parsed.header.version }
         /// Whether a password opens it (else a key: `MessageKeys`).
         public var isPasswordBased: Bool { parsed.header.isPasswordBased }
+        /// Whether its HMAC covers its header too (versions 2 and 3); a version 0 or 1 message's
+        /// covers the ciphertext only (a changed IV goes undetected), and opens only where
+        /// `LegacyFormats.allowed` was given.
+        public var authenticatesHeader: Bool { parsed.header.hmacCoversHeader }
         /// The message with its parsed header (the engine's fast path opens it as it is).
         package let parsed: RWSecretKit.Message
 

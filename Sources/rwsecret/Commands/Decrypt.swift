@@ -182,10 +182,12 @@ extension RWSecret {
             if !passwordLabel.isEmpty { client.onlyStored(labels: passwordLabel) }
             if inBand { try checkSomethingToTry(client, opened: opened) }
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
+            // On a terminal: asked once for another password when the chain fails.
+            let asker = AskWhenNothingOpens(inBand: inBand, alreadyAsked: askPassword)
             let session = DecryptSession(client: client, json: mode.json, global: global,
-                                         jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
+                                         jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode,
+                                         kdfWork: maxKdfCost.flatMap(MemoryBudget.parse) ?? Decryption.Options.defaultKDFWork, asker: asker)
             session.memoryOption = memory
-            session.kdfWork = maxKdfCost.flatMap(MemoryBudget.parse) ?? TryBudget.defaultKDFWork
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             // Read when the first age file needs them, from the store the chain has opened by then
             // (KindDecryption asks the chain for its passwords first); none with --no-store.
@@ -200,7 +202,6 @@ extension RWSecret {
             // session and its client (the passwords, wiped when released) go before exit.
             defer { session.otherKinds = nil }
             session.emptyChainStatus = noStore ? .failure : .unavailable
-            session.asker = AskWhenNothingOpens(client: client, iterations: iterations, inBand: inBand, alreadyAsked: askPassword)
             let status = binary
                 ? try { var binaryRun = BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities)
                         binaryRun.linesRefused = !self.binary

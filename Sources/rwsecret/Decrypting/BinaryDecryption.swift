@@ -122,7 +122,7 @@ struct BinaryDecryption {
             } catch {
                 progress?.clear()
                 if case .notOpened(let failure) = error, notOpened == nil, start >= 0, AskWhenNothingOpens.isNoPasswordOpened(failure),
-                   let handler = session.asker?.handler(after: shown, chain: tried), lseek(input.fd, start, SEEK_SET) == start {
+                   let handler = session.decryption.askedHandler(after: shown, chain: tried), lseek(input.fd, start, SEEK_SET) == start {
                     notOpened = failure
                     asked = handler
                     continue

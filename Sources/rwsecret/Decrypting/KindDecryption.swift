@@ -102,8 +102,8 @@ struct KindDecryption {
     /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
     func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
                                     again: (() -> KindInput)?, into sink: some PlaintextSink) -> MessageKinds.Decrypted? {
-        guard let again, let asker = session.asker, Self.asks(after: failure),
-              let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
+        guard let again, Self.asks(after: failure),
+              let password = session.decryption.askedPassword(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
         return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
     }
 

@@ -83,7 +83,7 @@ extension KindDecryption {
         if alone {
             return .alone { [self] in
                 let made = try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })
-                if let winner = made.winner { session.gate.opened(winner.name) }
+                if let winner = made.winner { session.decryption.gate.opened(winner.name) }
                 return [made]
             }
         }
@@ -147,7 +147,7 @@ extension KindDecryption {
                 .mapError { $0.adding(tried: tried) }
         }
         guard !passwords.isEmpty else { return open([], identities, after: 0) }
-        let gate = session.gate
+        let gate = session.decryption.gate
         // The password that opened the latest message goes first (as `PasswordHandler` walks).
         var order = passwords
         let latest = gate.latestOpener
