@@ -107,6 +107,7 @@ public struct MessageRows {
     /// close, after the last row): looks at its first bytes to tell a raw message or binary
     /// data from text, reading no more of them than it needs to tell.
     /// - Parameters:
+    ///   - descriptor: the input, read from where it is.
     ///   - idColumn: rows are `ID<TAB>MESSAGE` (`--id-column`).
     ///   - joinsWrapped: rows of wrapped base64 are joined (false: every row is decided at its
     ///     own line end, alone, `--in-band`).
