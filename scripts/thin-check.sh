@@ -20,7 +20,6 @@ Decrypting/KindWalk.swift
 Decrypting/MemoryBudget.swift
 Decrypting/Signatures+OpenPGP.swift
 Commands/Decrypt.swift
-Commands/DecryptArguments.swift
 Credentials/IdentityChain.swift
 Credentials/IdentityFiles.swift
 Credentials/EncryptedIdentityFile.swift

@@ -108,6 +108,14 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         return try result.get()
     }
 
+    /// Whether the chain holds anything to try: a password (given for the run, or stored: the
+    /// store is opened now if it was not) or a key. A program that serves a stream of
+    /// messages checks it first, to fail once rather than on every message. Throws what the
+    /// store's opener threw.
+    public func hasSomethingToTry() throws -> Bool {
+        try chainHead() != nil
+    }
+
     /// The head of the chain as it is now (nil when there is no password at all).
     ///
     /// Handlers are immutable once built, so the returned chain may be used from

@@ -48,6 +48,9 @@ struct DecryptionTests {
         }
         #expect(opened == ["one by b", "two by b", "three by a"])
 
+        #expect(try client.hasSomethingToTry())
+        #expect(try !PasswordClient(runOnly: []) { nil }.hasSomethingToTry())
+        #expect(try PasswordClient(runOnly: []) { MemoryPasswordStore([StoredPassword(label: "s", secret: SecretBytes(utf8: "s"))]) }.hasSomethingToTry())
         let empty = Decryption(client: PasswordClient(runOnly: []) { nil })
         let attempt = try empty.attempt(try #require(try Self.messages(text).first))
         #expect(attempt.chainIsEmpty)
