@@ -407,7 +407,7 @@ extension KindDecryption {
             guard let read else { return nil }
             session.inputLooksLikeYAML = KindRegistry.mayBeYAML(Array(read.prefix(detectionLength)))
             if let kind = KindRegistry.wholeInputKind(read.prefix(detectionLength)) {
-                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(kind.name), wholeFile: true)
                 // On a terminal (where a password may be asked when none opens it) a pipe's file
                 // is held, up to line mode's limit, so that the typed password can read it again.
                 if session.asker != nil, let whole = try? Self.readAll(input, after: read, limit: Self.lineModeLimit) {
@@ -440,7 +440,7 @@ extension KindDecryption {
         }
         let prefix = try readAt(input, count: detectionLength)
         if let kind = KindRegistry.wholeInputKind(prefix[...]) {
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(kind.name), wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
         guard let values = try vaultValues(of: input, index: index, prefix: prefix) else { return nil }

@@ -65,7 +65,7 @@ extension KindDecryption {
     /// The work of the whole file `input`, of `kind`, at --jobs 2 and more.
     func wholeFile<K: MessageKind>(_ kind: K.Type, input: InputFile, index: Int) throws -> KindWork {
         nonisolated(unsafe) let input = input  // read with pread only
-        let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: K.name, wholeFile: true)
+        let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(K.name), wholeFile: true)
         let perTry = MessageKinds.memoryPerTry(kind, input: KindInput(PreadSource(input)))
         // The memory each file in flight may use (read only for a costly kind: cheap ones try one at a time).
         let share = perTry == nil ? 0 : MemoryBudget.resolve(option: session.memoryOption).bytes / session.jobs
