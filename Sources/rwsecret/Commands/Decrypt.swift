@@ -208,7 +208,7 @@ extension RWSecret {
                         binaryRun.linesRefused = !self.binary
                         return try binaryRun.run(file: files.first ?? "-") }()
                 : try session.run(files: files.isEmpty ? ["-"] : files)
-            global.verboseLine("key derivations: \(KeyDerivation.derivationCount + KindDecryption.derivations)")
+            global.verboseLine("key derivations: \(Decryption.keyDerivations)")
             #if DEBUG
             if getenv("RWS_TEST_KDF_DELAY_US") != nil {
                 let seconds = KeyDerivation.derivationsInFlightForTesting.map { String(Int(($0 * 1000).rounded())) }

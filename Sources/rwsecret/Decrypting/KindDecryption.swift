@@ -107,22 +107,10 @@ struct KindDecryption {
         return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
     }
 
-    /// Key derivations of other kinds' password tries (age scrypt, OpenPGP S2K, Ansible's
-    /// PBKDF2), for `--verbose`'s "key derivations" beside RNCryptor's. The reading thread only.
-    /// Any thread (the pipeline's workers open whole files and `!vault` values).
-    static var derivations: Int { derivationCount.load(ordering: .relaxed) }
-    private static let derivationCount = Atomic<Int>(0)
-
-    /// Counts the password tries of one `MessageKinds.open` as key derivations.
+    /// Counts the password tries of one `MessageKinds.open` as key derivations (the library's
+    /// `Decryption.keyDerivations`, `--verbose`'s "key derivations").
     static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<MessageKinds.Decrypted, KindFailure>) {
-        switch result {
-        case .success(let opened):
-            if case .password = opened.openedBy { derivationCount.add(opened.tried, ordering: .relaxed) }
-        case .failure(let error):
-            // A password that fitted a message whose body then failed derived its key too.
-            if let passwords = error.passwordsTried { derivationCount.add(passwords, ordering: .relaxed) }
-            else if case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") { derivationCount.add(error.tried, ordering: .relaxed) }
-        }
+        Decryption.count(kind, result)
     }
 
     /// `MessageKinds.open`, counting its password tries as key derivations.

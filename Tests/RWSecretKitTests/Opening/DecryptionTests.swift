@@ -39,6 +39,7 @@ struct DecryptionTests {
         let decryption = Decryption(client: client, options: Decryption.Options(jobs: 2))
         #expect(decryption.options.jobs == 2)
         var opened: [String] = []
+        let derivedBefore = Decryption.keyDerivations
         for (position, message) in try Self.messages(text).enumerated() {
             let attempt = try decryption.attempt(message)
             #expect(attempt.failure == nil && !attempt.chainIsEmpty)
@@ -47,6 +48,8 @@ struct DecryptionTests {
             opened.append(String(decoding: decrypted.plaintext, as: UTF8.self) + " by " + (decrypted.openedBy.passwordName ?? "?"))
         }
         #expect(opened == ["one by b", "two by b", "three by a"])
+        // Each message costs a key at least (other tests of this process derive keys meanwhile).
+        #expect(Decryption.keyDerivations >= derivedBefore + 3)
 
         #expect(try client.hasSomethingToTry())
         #expect(try !PasswordClient(runOnly: []) { nil }.hasSomethingToTry())
