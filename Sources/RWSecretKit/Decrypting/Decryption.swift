@@ -42,6 +42,8 @@ public final class Decryption: Sendable {
     /// Messages in flight divide the chain between them and share each winner (also the walks
     /// of whole files of other kinds).
     package let gate = SearchGate()
+    /// The run's whole files of other kinds: whether one went first, and those walking the chain.
+    package let wholeFiles = WholeFiles()
     private let reporter: (any DecryptionReporter)?
     /// The reporter's answer, once asked.
     private let asked = LockedState<ChainPassword??>(nil)

@@ -13,64 +13,28 @@ import Glibc
 struct KindDecryption {
     let session: DecryptSession
     let identities: IdentityChain
-    /// Whether a whole file went first already (`work(of:)`).
-    let wholeFiles = WholeFiles()
-
     /// What a message was offered: the passwords and identities tried or ready to try.
-    struct Offered {
-        var passwords = 0
-        var identities = 0
-    }
+    typealias Offered = Decryption.Offered
 
     /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
+    /// `--identity` files: identities only to    /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
     /// `--identity` files: identities only to an age file); only when none of those opens it is
-    /// the store opened (the first time) and its passwords and identities tried too. So a key
-    /// given with `--identity` needs no store: not its passphrase, nor a keyring. A store that
-    /// cannot be opened then throws (69), as before.
+    /// the store opened (the first time) and its passwords and identities tried too
+    /// (`Decryption.openLazily`). A store that cannot be opened then throws (69), as before.
     func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
                               offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
-        let runOnly = session.client.runOnlyPasswords
-        let files = Self.fitting(identities.fileIdentities(), to: kind)
-        offered = Offered(passwords: runOnly.count, identities: files.count)
-        var storeError: (any Error)?
-        var added = Offered()
-        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [any Identity])? in
-            do {
-                let chain = try session.client.chainHead()?.chainPasswords() ?? []
-                // The run's passwords were tried already (the chain holds them, or a stored copy).
-                let rest = chain.filter { password in !runOnly.contains { $0.secret.isEqual(to: password.secret) } }
-                let stored = Self.fitting(try identities.storedIdentities(), to: kind)
-                added = Offered(passwords: rest.count, identities: stored.count)
-                return (rest, stored)
-            } catch {
-                storeError = error
-                return nil
-            }
-        }
-        let result: Result<MessageKinds.Decrypted, KindFailure>
         do {
-            result = .success(try MessageKinds.open(kind, input: input, passwords: runOnly, identities: files, budget: budget, more: more, into: sink))
-        } catch {
-            result = .failure(error)
+            return try session.decryption.openLazily(kind, input: input, identities: identities, budget: budget, into: sink, offered: &offered)
+        } catch let error as StoreError {
+            throw CommandFailure(error)
         }
-        Self.count(kind, result)
-        offered.passwords += added.passwords
-        offered.identities += added.identities
-        if let storeError {
-            if let error = storeError as? StoreError { throw CommandFailure(error) }
-            throw storeError
-        }
-        return result
     }
 
-    /// The identities a message of `kind` is offered: age identities and SSH keys to an age
-    /// file, OpenPGP secret keys to an OpenPGP message, none to another.
+    /// The identities a message of `kind` is offered (`Decryption.fitting`).
     static func fitting(_ identities: [NamedIdentity], to kind: any MessageKind.Type) -> [NamedIdentity] {
-        identities.filter { $0.credential.identityType.map(kind.needs.identities.contains) ?? false }
+        Decryption.fitting(identities, to: kind)
     }
 
-    /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
-    /// half the memory available now).
     var budget: TryBudget {
         TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes, kdfWork: session.kdfWork)
     }
