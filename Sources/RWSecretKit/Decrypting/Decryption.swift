@@ -21,17 +21,19 @@ public final class Decryption: Sendable {
     public struct Options: Sendable {
         /// Messages opened at once (`--jobs`), at least 1.
         public var jobs: Int
-        /// The key-derivation work a message of another kind may ask of each password
-        /// (`--max-kdf-cost`, in bytes of memory × passes): a message that asks more is refused
-        /// before any password is tried.
+        /// The bytes of key-derivation work an OpenPGP message may ask of each password (its
+        /// S2K: Argon2's passes × memory, an iterated count's bytes hashed; `--max-kdf-cost`): a
+        /// message that asks more is refused before any password is tried.
         public var kdfWork: Int
 
-        /// The most work a message may ask of each password unless told otherwise: 12 GiB.
+        /// The most work a message may ask of each password unless told otherwise: 12 GiB,
+        /// about 10 s of derivation on one core.
         public static let defaultKDFWork = TryBudget.defaultKDFWork
 
+        /// Options with `jobs` messages at once (at least 1) and `kdfWork` bytes of key-derivation work.
         public init(jobs: Int = 1, kdfWork: Int = defaultKDFWork) {
             self.jobs = max(1, jobs)
-            self.kdfWork = kdfWork
+            self.kdfWork = max(0, kdfWork)
         }
     }
 

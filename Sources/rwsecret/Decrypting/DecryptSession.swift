@@ -15,7 +15,7 @@ final class DecryptSession: @unchecked Sendable {
     private let writer: RecordWriter
     /// The library's run over `client`'s chain: messages in flight divide the chain between
     /// them and share each winner, whole files of other kinds on the pipeline's threads too
-    /// (`KindDecryption.walk`); on a terminal, `asker` gives one more password when none opens.
+    /// (`Decryption.walk`); on a terminal, `asker` gives one more password when none opens.
     let decryption: Decryption
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?
