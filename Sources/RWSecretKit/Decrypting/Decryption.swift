@@ -2,10 +2,10 @@
 /// a run (the rows of `MessageRows`, in any order, on any thread) share one client's chain and
 /// each winner, and a reporter of yours is asked at most once for one more password.
 ///
-/// For each message: ``attempt(_:)`` decides what opening it takes, before any key is derived
+/// For each message: `attempt(_:)` decides what opening it takes, before any key is derived
 /// (a legacy version refused, with the store left closed; the chain's head, opening the store
 /// the first time a password-based message needs it; nothing to try); then
-/// ``Attempt/open(threads:position:naming:)`` opens it (on any thread: the threads it may
+/// `Attempt.open(threads:position:naming:)` opens it (on any thread: the threads it may
 /// use, and its place in the run, as `OrderedPipeline` gives them). Messages in flight at
 /// once divide the chain between them and share each winner (the stretch ordering that makes
 /// `--jobs N` derive about the keys of `--jobs 1`); once a message's result is used, tell the
@@ -83,7 +83,7 @@ public final class Decryption: Sendable {
         client.messageFinished(openedBy: opener)
     }
 
-    /// The opening of one message, decided: ``open(threads:position:naming:)`` runs it.
+    /// The opening of one message, decided: `open(threads:position:naming:)` runs it.
     public struct Attempt: Sendable {
         /// The message.
         public let message: MessageRows.Message

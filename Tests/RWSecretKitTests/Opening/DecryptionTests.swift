@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import RWSecretKit
 import SystemPackage
 import Testing
@@ -98,5 +100,93 @@ struct DecryptionTests {
         #expect(throws: DecryptionFailure.self) { try none.attempt(message).open(naming: "x").get() }
         #expect(throws: DecryptionFailure.self) { try none.attempt(message).open(naming: "y").get() }
         #expect(silent.asked == ["x"])
+    }
+
+    @Test("the async forms: rows read and messages attempted and opened from a task group, no Swift concurrency thread held")
+    func asyncForms() async throws {
+        let text = (0..<6).map { Self.encrypt("message \($0)", $0 % 2 == 0 ? "a" : "b") }.joined(separator: "\n") + "\n"
+        let client = PasswordClient(runOnly: [ChainPassword(name: "a", secret: SecretBytes(utf8: "a")),
+                                              ChainPassword(name: "b", secret: SecretBytes(utf8: "b"))]) { nil }
+        let decryption = Decryption(client: client, options: Decryption.Options(jobs: 3))
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        let written = Array(text.utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        close(fds[1])
+        let descriptor = FileDescriptor(rawValue: fds[0])
+        defer { try? descriptor.close() }
+        try #require(written == text.utf8.count)
+        var rows = try MessageRows(descriptor)
+        var attempts: [Decryption.Attempt] = []
+        while let row = try await rows.next() {
+            guard case .message(let message) = row.content else { Issue.record("line \(row.line): \(row.content)"); continue }
+            attempts.append(try await decryption.attempt(message))
+        }
+        try #require(attempts.count == 6)
+        let opened = await withTaskGroup(of: (Int, String).self) { group in
+            for (position, attempt) in attempts.enumerated() {
+                group.addTask {
+                    let result = await attempt.open(threads: 1, position: position, naming: "line \(position + 1)")
+                    return (position, (try? result.get()).map { String(decoding: $0.plaintext, as: UTF8.self) } ?? "failed")
+                }
+            }
+            var all = [String](repeating: "", count: 6)
+            for await (position, plaintext) in group { all[position] = plaintext }
+            return all
+        }
+        #expect(opened == (0..<6).map { "message \($0)" })
+    }
+
+    /// Waits until `count` callers have arrived (or 120 s: then the test fails, never hangs).
+    final class Barrier: @unchecked Sendable {
+        private let lock = NSLockLike()
+        private var arrived = 0
+        private let count: Int
+        private let all = DispatchSemaphore(value: 0)
+        init(_ count: Int) { self.count = count }
+        func arrive() -> Bool {
+            let last = lock.with { arrived += 1; return arrived == count }
+            if last { for _ in 0..<count { all.signal() } }
+            return all.wait(timeout: .now() + 120) == .success
+        }
+    }
+
+    /// A pthread mutex (no Foundation here).
+    final class NSLockLike: @unchecked Sendable {
+        private var mutex = pthread_mutex_t()
+        init() { pthread_mutex_init(&mutex, nil) }
+        func with<T>(_ body: () -> T) -> T { pthread_mutex_lock(&mutex); defer { pthread_mutex_unlock(&mutex) }; return body() }
+    }
+
+    /// A reporter that answers nothing once every run's reporter has been asked.
+    final class Waiting: DecryptionReporter, @unchecked Sendable {
+        let barrier: Barrier
+        var allArrived = false
+        init(_ barrier: Barrier) { self.barrier = barrier }
+        func password(afterNoneOpened what: String) -> ChainPassword? {
+            allArrived = barrier.arrive()
+            return nil
+        }
+    }
+
+    @Test("await attempt.open holds no Swift concurrency thread: more runs than cores all wait at once")
+    func asyncOpenHoldsNoThread() async throws {
+        // Every run's message fails its chain and asks its reporter, which waits for all of
+        // them: possible only when the runs do not wait on the cooperative pool (one per core).
+        let runs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 2
+        let barrier = Barrier(runs)
+        let message = try #require(try Self.messages(Self.encrypt("x", "nobody") + "\n").first)
+        let reporters = (0..<runs).map { _ in Waiting(barrier) }
+        await withTaskGroup(of: Void.self) { group in
+            for reporter in reporters {
+                let decryption = Decryption(client: PasswordClient(runOnly: [ChainPassword(name: "a", secret: SecretBytes(utf8: "a"))]) { nil },
+                                            reporter: reporter)
+                group.addTask {
+                    guard let attempt = try? await decryption.attempt(message) else { return }
+                    _ = await attempt.open(naming: "x")
+                }
+            }
+        }
+        let arrived = reporters.filter { $0.allArrived }.count
+        #expect(arrived == runs, "\(arrived) of \(runs) runs were in flight at once")
     }
 }
