@@ -20,7 +20,7 @@ struct IdentityRecordTests {
         let session = DecryptSession(client: client, json: true, global: try GlobalOptions.parse([]), jobs: 1)
         let decryption = KindDecryption(session: session, identities: identities)
         let input = try InputFile(file)
-        var rows = try LineSource(input, idColumn: false)
+        var rows = try MessageRows(input, idColumn: false)
         let records = try #require(try decryption.records(of: input, index: 0, rows: &rows))
         try #require(records.count == 1)
         let decrypted = try records[0].result.get()

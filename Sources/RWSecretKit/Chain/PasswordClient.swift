@@ -38,7 +38,7 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
     private let openStore: StoreOpener
     private let runOnly: [ChainPassword]
     private let keys: MessageKeys?
-    private let iterations: Int
+    package let iterations: Int
     private let state = LockedState(State())
     /// Whether `decrypt` opens versions 0 and 1 (`LegacyFormats`; refused unless the client was told).
     package let legacyFormats: LegacyFormats
@@ -106,6 +106,14 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
             throw .store(.unavailable(reason: String(describing: error), advice: ""))
         }
         return try result.get()
+    }
+
+    /// Whether the chain holds anything to try: a password (given for the run, or stored: the
+    /// store is opened now if it was not) or a key. A program that serves a stream of
+    /// messages checks it first, to fail once rather than on every message. Throws what the
+    /// store's opener threw.
+    public func hasSomethingToTry() throws -> Bool {
+        try chainHead() != nil
     }
 
     /// The head of the chain as it is now (nil when there is no password at all).

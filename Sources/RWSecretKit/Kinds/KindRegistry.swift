@@ -55,26 +55,8 @@ package enum KindRegistry {
         }
     }
 
-    /// What no message is, in the words the tool says it with (issue 35, item 5).
-    package enum NotAMessage: Sendable, Equatable {
-        /// Text none of whose rows is a message.
-        case plainText
-        /// NUL bytes, control characters, or mostly not UTF-8.
-        case binaryData
-        /// A YAML file with no `!vault` value.
-        case yamlWithoutVault
-        /// A YAML file with `!vault` tags whose values cannot be read (no or TAB indentation).
-        case yamlVaultUnread
-
-        package var words: String {
-            switch self {
-            case .plainText: "not a secret message (plain text)"
-            case .binaryData: "not a secret message (binary data)"
-            case .yamlWithoutVault: "a YAML file with no `!vault` value"
-            case .yamlVaultUnread: "a YAML file whose `!vault` values cannot be read: each value's lines must be indented with spaces, below its key"
-            }
-        }
-    }
+    /// What no message is (`NotAMessage`, public).
+    package typealias NotAMessage = RWSecretKit.NotAMessage
 
     /// What the input whose first bytes are `prefix` is. Up to `detectionLength` bytes are
     /// looked at for a kind (an armored message may follow whitespace or, for OpenPGP, other

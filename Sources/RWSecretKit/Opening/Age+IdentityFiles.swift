@@ -79,8 +79,15 @@ extension Age {
         /// - Throws: ``Age/KeyError``: `malformed` (the file changed, a body that does not
         ///   authenticate, an identity file larger than 1 MiB).
         public func open(passphrase: SecretBytes) throws(Age.KeyError) -> [UInt8]? {
-            do { return try Self.attempt(bytes, passphrase: passphrase) } catch {
-                if case .noMatch = error.error { return nil }
+            do {
+                let plain = try Self.attempt(bytes, passphrase: passphrase)
+                Decryption.countKeyDerivations(1)  // its scrypt, one of the process's key derivations
+                return plain
+            } catch {
+                if case .noMatch = error.error {
+                    Decryption.countKeyDerivations(1)
+                    return nil
+                }
                 throw Age.KeyError(.malformed, "\(error.error)")
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Testing) import RWSecretKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,7 +73,7 @@ extension RWSecret {
         var signerKey: [String] = []
 
         @Option(help: ArgumentHelp("PBKDF2 iterations the messages were made with.", valueName: "n"))
-        var iterations: Int = KeyDerivation.iterations
+        var iterations: Int = Encryptor.defaultIterations
 
         @Option(help: ArgumentHelp("Also try the passwords in this file, one per line, SECRET or LABEL<TAB>SECRET (repeatable). $RWSECRET_PASSWORD, when set, is one more.", valueName: "file"), completion: .file())
         var passwordFile: [String] = []
@@ -126,8 +127,8 @@ extension RWSecret {
             if let maxKdfCost, MemoryBudget.parse(maxKdfCost) == nil {
                 throw ValidationError("--max-kdf-cost must be a size such as 12G or 500M (K, M, G, T: powers of 1024), more than 0")
             }
-            if !(1...KeyDerivation.maximumIterations).contains(iterations) {
-                throw ValidationError("--iterations must be between 1 and \(KeyDerivation.maximumIterations)")
+            if !(1...Encryptor.maximumIterations).contains(iterations) {
+                throw ValidationError("--iterations must be between 1 and \(Encryptor.maximumIterations)")
             }
             if binary && (inBand || idColumn) { throw ValidationError("--in-band and --id-column read lines: they cannot be combined with --binary") }
             for fd in passwordFd {
@@ -182,10 +183,12 @@ extension RWSecret {
             if !passwordLabel.isEmpty { client.onlyStored(labels: passwordLabel) }
             if inBand { try checkSomethingToTry(client, opened: opened) }
             let mode = RecordWriter.Mode(json: json || inBand, inBand: inBand, idColumn: idColumn)
+            // On a terminal: asked once for another password when the chain fails.
+            let asker = AskWhenNothingOpens(inBand: inBand, alreadyAsked: askPassword)
             let session = DecryptSession(client: client, json: mode.json, global: global,
-                                         jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode)
+                                         jobs: jobCount.jobs, jobsReason: jobCount.reason, mode: mode,
+                                         kdfWork: maxKdfCost.flatMap(MemoryBudget.parse) ?? Decryption.Options.defaultKDFWork, asker: asker)
             session.memoryOption = memory
-            session.kdfWork = maxKdfCost.flatMap(MemoryBudget.parse) ?? TryBudget.defaultKDFWork
             session.emptyChainHint = { [noStore] in EmptyChainHint.text(global: global, noStore: noStore) }
             // Read when the first age file needs them, from the store the chain has opened by then
             // (KindDecryption asks the chain for its passwords first); none with --no-store.
@@ -200,13 +203,12 @@ extension RWSecret {
             // session and its client (the passwords, wiped when released) go before exit.
             defer { session.otherKinds = nil }
             session.emptyChainStatus = noStore ? .failure : .unavailable
-            session.asker = AskWhenNothingOpens(client: client, iterations: iterations, inBand: inBand, alreadyAsked: askPassword)
             let status = binary
                 ? try { var binaryRun = BinaryDecryption(session: session, output: output, runFiles: runFiles, identities: identities)
                         binaryRun.linesRefused = !self.binary
                         return try binaryRun.run(file: files.first ?? "-") }()
                 : try session.run(files: files.isEmpty ? ["-"] : files)
-            global.verboseLine("key derivations: \(KeyDerivation.derivationCount + KindDecryption.derivations)")
+            global.verboseLine("key derivations: \(Decryption.keyDerivations)")
             #if DEBUG
             if getenv("RWS_TEST_KDF_DELAY_US") != nil {
                 let seconds = KeyDerivation.derivationsInFlightForTesting.map { String(Int(($0 * 1000).rounded())) }
@@ -224,18 +226,20 @@ extension RWSecret {
             defer { close(fd) }
             var info = stat()
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return true }
-            var prefix = [UInt8](repeating: 0, count: detectionLength)
+            // As much as the library looks at to tell a kind (a kilobyte).
+            var prefix = [UInt8](repeating: 0, count: 1024)
             let n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
-            return n > 0 && KindRegistry.wholeInputKind(prefix[..<n]) != nil
+            guard n > 0, let kind = MessageOpener.kind(of: prefix[..<n]) else { return false }
+            return kind != .rncryptor
         }
 
         /// `--in-band` decides before reading any input that the run can do its work: the
         /// store opens (69 otherwise) and there is a password or a key to try (69 when there is
         /// neither), so that an engine sees a failed task, not a stream of identical failures.
         private func checkSomethingToTry(_ client: PasswordClient, opened: OpenedStore) throws {
-            let head: (any DecryptionHandler)?
-            do { head = try client.chainHead() } catch let error as StoreError { throw CommandFailure(error) }
-            guard head == nil else { return }
+            let something: Bool
+            do { something = try client.hasSomethingToTry() } catch let error as StoreError { throw CommandFailure(error) }
+            guard !something else { return }
             if let store = opened.store {
                 throw CommandFailure(.unavailable, """
                     nothing to try: the \(store.kind.rawValue) store (\(store.location)) holds no password, none was given \
@@ -253,7 +257,7 @@ extension RWSecret {
 
 /// The store the chain's client opened, kept to name it in messages.
 private final class OpenedStore: Sendable {
-    private let state = LockedState<(any PasswordStore)?>(nil)
+    private let state = Mutex<(any PasswordStore)?>(nil)
     var store: (any PasswordStore)? {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }

@@ -87,7 +87,7 @@ enum DecryptArguments {
             guard let iterations = Int(text) else { return nil }
             command.iterations = iterations
         } else {
-            command.iterations = KeyDerivation.iterations
+            command.iterations = Encryptor.defaultIterations
         }
         command.passwordFile = repeated["--password-file"] ?? []
         command.askPassword = given.contains("--ask-password")

@@ -47,7 +47,6 @@ enum EncryptedIdentityFile {
     private static func opened(_ file: Age.EncryptedIdentityFile, _ passphrase: SecretBytes, _ shown: String) throws -> [UInt8]? {
         do {
             let plain = try file.open(passphrase: passphrase)
-            KindDecryption.countDerivation()
             return plain
         } catch {
             throw CommandFailure(.dataError, "\(shown): \(error)")

@@ -29,10 +29,10 @@ struct BinaryDecryption {
         guard input.isRegularFile, let size = try? input.status().st_size, size <= KindDecryption.yamlLimit else { return nil }
         var text = [UInt8](repeating: 0, count: Int(size))
         let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
-        guard n == Int(size), LineSource.kind(of: text.prefix(1 << 16)) == .text else { return nil }
+        guard n == Int(size), MessageRows.kind(of: text.prefix(1 << 16)) == .text else { return nil }
         if KindRegistry.mayBeYAML(text) {
             return AnsibleVaultKind.vaultValues(inYAML: text).isEmpty
-                ? KindRegistry.NotAMessage.yamlWithoutVault.words
+                ? NotAMessage.yamlWithoutVault.description
                 : "a YAML file with `!vault` values: they open without --binary, one record each"
         }
         return "text, not a raw message: drop --binary (base64 messages are read one per line)"
@@ -122,7 +122,7 @@ struct BinaryDecryption {
             } catch {
                 progress?.clear()
                 if case .notOpened(let failure) = error, notOpened == nil, start >= 0, AskWhenNothingOpens.isNoPasswordOpened(failure),
-                   let handler = session.asker?.handler(after: shown, chain: tried), lseek(input.fd, start, SEEK_SET) == start {
+                   let handler = session.decryption.askedHandler(after: shown, chain: tried), lseek(input.fd, start, SEEK_SET) == start {
                     notOpened = failure
                     asked = handler
                     continue

@@ -1,4 +1,5 @@
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,20 +13,21 @@ final class DecryptSession: @unchecked Sendable {
     let jobs: Int
     private let jobsReason: String
     private let writer: RecordWriter
-    /// Messages in flight divide the chain between them and share each winner (`SearchGate`),
-    /// whole files of other kinds on the pipeline's threads too (`KindDecryption.walk`).
-    let gate = SearchGate()
+    /// The library's run over `client`'s chain: messages in flight divide the chain between
+    /// them and share each winner, whole files of other kinds on the pipeline's threads too
+    /// (`Decryption.walk`); on a terminal, `asker` gives one more password when none opens.
+    let decryption: Decryption
     /// Set by the command: the run-level line for an empty chain (said once, then cleared).
     var emptyChainHint: (() -> String)?
     /// Set by the command: the records of an input that holds messages of another kind (a whole
     /// age or Ansible Vault file, a YAML file of `!vault` values), nil when it holds lines.
     /// Work items (a regular file's values or whole message) run in the pipeline, on up to --jobs threads.
-    var otherKinds: ((InputFile, _ index: Int, inout LineSource) throws -> KindWork?)?
+    var otherKinds: ((InputFile, _ index: Int, inout MessageRows) throws -> KindWork?)?
     /// `--memory`: the budget of costly password tries at once (`MemoryBudget`), resolved only
     /// when a message needs it.
     var memoryOption: String?
-    /// `--max-kdf-cost`: the key-derivation work a message may ask of each password (`TryBudget.kdfWork`).
-    var kdfWork = TryBudget.defaultKDFWork
+    /// `--max-kdf-cost`: the key-derivation work a message may ask of each password.
+    var kdfWork: Int { decryption.options.kdfWork }
     /// The status a run with nothing to try stops with: 69 when the store is the reason, else 1.
     var emptyChainStatus = ExitStatus.failure
     /// Set by the other kinds' look at an input (`KindDecryption.records`): its first line of
@@ -33,12 +35,15 @@ final class DecryptSession: @unchecked Sendable {
     var inputLooksLikeYAML = false
     /// Set likewise: the YAML input has `!vault` tags whose values could not be read.
     var inputVaultUnread = false
-    /// Set by the command on a terminal: asks once for another password when the chain fails.
-    var asker: AskWhenNothingOpens?
+    /// Given by the command on a terminal: asks once for another password when the chain fails.
+    let asker: AskWhenNothingOpens?
 
     init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
-         jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil) {
+         jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil,
+         kdfWork: Int = Decryption.Options.defaultKDFWork, asker: AskWhenNothingOpens? = nil) {
         self.client = client
+        self.asker = asker
+        decryption = Decryption(client: client, options: Decryption.Options(jobs: jobs, kdfWork: kdfWork), reporter: asker)
         self.json = json
         self.global = global
         self.jobs = max(1, jobs)
@@ -53,7 +58,7 @@ final class DecryptSession: @unchecked Sendable {
         /// A row with no message.
         case skipped(RecordWriter.Place)
         /// An input that could not be opened, or read to its end.
-        case unreadable(source: String, error: SystemError)
+        case unreadable(source: String, error: Errno)
         /// An input that holds a raw message, not lines.
         case rawMessage(source: String)
         /// An input that holds binary data (maybe another format's raw message), not lines.
@@ -91,10 +96,10 @@ final class DecryptSession: @unchecked Sendable {
     private func read(_ name: String, index: Int, into pipeline: OrderedPipeline<Outcome>) throws {
         pipeline.startDeferred()  // this input may be a pipe: reading it may block
         let input: InputFile
-        var rows: LineSource
+        var rows: MessageRows
         do {
             input = try InputFile(name)
-            rows = try LineSource(input, idColumn: writer.mode.idColumn, joinsWrapped: !writer.mode.inBand)
+            rows = try MessageRows(input, idColumn: writer.mode.idColumn, joinsWrapped: !writer.mode.inBand)
         } catch {
             pipeline.submit(result: .unreadable(source: name, error: error))
             return
@@ -143,7 +148,7 @@ final class DecryptSession: @unchecked Sendable {
             pipeline.submit(result: .rawMessage(source: name))
             return
         case .rawForeign(let hint):
-            pipeline.submit(result: .binary(source: name, hint: hint))
+            pipeline.submit(result: .binary(source: name, hint: FormatHint(hint)))
             return
         case .binary:
             pipeline.submit(result: .binary(source: name, hint: nil))
@@ -159,18 +164,18 @@ final class DecryptSession: @unchecked Sendable {
         var held = writer.mode.json || rowsPromised ? nil : NotMessages(looksLikeYAML: inputLooksLikeYAML, vaultUnread: inputVaultUnread)
         defer { if var holding = held { for outcome in holding.verdict(source: name) { pipeline.submit(result: outcome) } } }
         while !stopped(pipeline) {
-            let row: LineSource.Row?
+            let row: MessageRows.Row?
             do { row = try rows.next() } catch {
                 if var holding = held { for outcome in holding.release() { pipeline.submit(result: outcome) } }
                 held = nil
-                pipeline.submit(result: .unreadable(source: name, error: error as? SystemError ?? SystemError(code: EIO)))
+                pipeline.submit(result: .unreadable(source: name, error: error))
                 return
             }
             guard let row else { return }
             if var holding = held {
                 held = nil
                 switch row.content {
-                case .failure(let failure, let hint) where holding.hold(row, failure: failure, hint: hint, source: name, input: index):
+                case .failure(let failure, let hint) where holding.hold(row, failure: RowFailure(failure), hint: FormatHint(hint), source: name, input: index):
                     held = holding
                     continue
                 case .skipped:
@@ -181,24 +186,24 @@ final class DecryptSession: @unchecked Sendable {
                 }
             }
             var place = RecordWriter.Place(input: index, source: name, line: row.line, id: row.id)
-            let message: Message
+            let message: MessageRows.Message
             switch row.content {
             case .skipped, .continuation:
                 // A record only under --in-band (other modes write nothing for these rows).
                 if writer.mode.inBand { pipeline.submit(result: .skipped(place)) }
                 continue
             case .failure(let failure, let hint):
-                pipeline.submit(result: .message(place, .failure(failure), hint: hint))
+                pipeline.submit(result: .message(place, .failure(RowFailure(failure)), hint: FormatHint(hint)))
                 continue
             case .message(let parsed): message = parsed
             }
             // A legacy version without --allow-legacy: refused before any store or key is touched.
-            if let refusal = client.refusal(of: message.header) {
+            if let refusal = decryption.refusal(of: message) {
                 pipeline.submit(result: .message(place, .failure(.message(refusal)), hint: nil))
                 continue
             }
-            place.ciphertextOnly = !message.header.hmacCoversHeader
-            if message.header.isPasswordBased {
+            place.ciphertextOnly = !message.authenticatesHeader
+            if message.isPasswordBased {
                 // The previous message goes first (at --jobs 1 it runs here and now), so that the
                 // password that opened it leads the chain this message gets.
                 pipeline.startDeferred()
@@ -206,27 +211,24 @@ final class DecryptSession: @unchecked Sendable {
             // One call for every message: the key's handler for a key-based one, the whole chain
             // (the store opened by the first message that needs it; failing to open it stops
             // the run, 69) for a password-based one.
-            let head: (any DecryptionHandler)?
-            do { head = try pipeline.synchronized { try client.chainHead(for: message.header) } } catch {
+            let attempt: Decryption.Attempt
+            do { attempt = try pipeline.synchronized { try decryption.attempt(message) } } catch {
                 pipeline.drain()
                 Output.standardOutput.flush()
                 if let error = error as? StoreError { throw CommandFailure(error) }  // --password-label's unknown label
                 throw error
             }
-            guard let head else {
-                if message.header.isPasswordBased, let hint = emptyChainHint { try stopForEmptyChain(pipeline, hint: hint) }
-                pipeline.submit(result: .message(place, .failure(.message(.endOfChain(for: message.header))), hint: nil))
+            if let failure = attempt.failure {
+                if attempt.chainIsEmpty, message.isPasswordBased, let hint = emptyChainHint { try stopForEmptyChain(pipeline, hint: hint) }
+                pipeline.submit(result: .message(place, .failure(.message(failure)), hint: nil))
                 continue
             }
             // The message and its plaintext stay until the result is written. Once stdout has
             // failed, the messages read ahead (up to 128 a job) are dropped without a key derived.
-            queue({ [self, gate, place, weak pipeline] threads, position in
+            queue({ [self, place, weak pipeline] threads, position in
                 guard let pipeline, !stopped(pipeline) else { return .skipped(place) }
-                var result = head.handle(message, parallelism: threads, gate: gate, position: position)
-                if case .failure(let failure) = result, AskWhenNothingOpens.isNoPasswordOpened(failure),
-                   let retried = asker?.retry(message, after: "\(place.source):\(place.line)", chain: head, parallelism: threads) {
-                    if case .success = retried { result = retried }
-                }
+                // When no password opens it, on a terminal the person is asked once (`asker`).
+                let result = attempt.open(threads: threads, position: position, naming: "\(place.source):\(place.line)")
                 return .message(place, result.mapError(RowFailure.message), hint: nil)
             }, 2 * message.bytes.count)
         }
@@ -254,7 +256,7 @@ final class DecryptSession: @unchecked Sendable {
         case .otherKinds(let records):
             for record in records {
                 for note in record.notes { global.verboseLine(note) }
-                if let winner = record.winner { client.messageFinished(openedBy: .password(winner)) }
+                if let winner = record.winner { decryption.finished(openedBy: .password(winner)) }
                 writer.message(record.place, record.result, hint: nil)
                 for warning in record.warnings { writer.warning(warning) }
             }
@@ -263,7 +265,7 @@ final class DecryptSession: @unchecked Sendable {
         case .skipped(let place):
             writer.skipped(place)
         case .message(let place, let result, let hint):
-            if case .success(let decrypted) = result { client.messageFinished(openedBy: decrypted.openedBy) }
+            if case .success(let decrypted) = result { decryption.finished(openedBy: decrypted.openedBy) }
             writer.message(place, result, hint: hint)
         }
     }

@@ -13,64 +13,28 @@ import Glibc
 struct KindDecryption {
     let session: DecryptSession
     let identities: IdentityChain
-    /// Whether a whole file went first already (`work(of:)`).
-    let wholeFiles = WholeFiles()
-
     /// What a message was offered: the passwords and identities tried or ready to try.
-    struct Offered {
-        var passwords = 0
-        var identities = 0
-    }
+    typealias Offered = Decryption.Offered
 
     /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
+    /// `--identity` files: identities only to    /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
     /// `--identity` files: identities only to an age file); only when none of those opens it is
-    /// the store opened (the first time) and its passwords and identities tried too. So a key
-    /// given with `--identity` needs no store: not its passphrase, nor a keyring. A store that
-    /// cannot be opened then throws (69), as before.
+    /// the store opened (the first time) and its passwords and identities tried too
+    /// (`Decryption.openLazily`). A store that cannot be opened then throws (69), as before.
     func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
                               offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
-        let runOnly = session.client.runOnlyPasswords
-        let files = Self.fitting(identities.fileIdentities(), to: kind)
-        offered = Offered(passwords: runOnly.count, identities: files.count)
-        var storeError: (any Error)?
-        var added = Offered()
-        let more = { [session, identities] () -> (passwords: [ChainPassword], identities: [any Identity])? in
-            do {
-                let chain = try session.client.chainHead()?.chainPasswords() ?? []
-                // The run's passwords were tried already (the chain holds them, or a stored copy).
-                let rest = chain.filter { password in !runOnly.contains { $0.secret.isEqual(to: password.secret) } }
-                let stored = Self.fitting(try identities.storedIdentities(), to: kind)
-                added = Offered(passwords: rest.count, identities: stored.count)
-                return (rest, stored)
-            } catch {
-                storeError = error
-                return nil
-            }
-        }
-        let result: Result<MessageKinds.Decrypted, KindFailure>
         do {
-            result = .success(try MessageKinds.open(kind, input: input, passwords: runOnly, identities: files, budget: budget, more: more, into: sink))
-        } catch {
-            result = .failure(error)
+            return try session.decryption.openLazily(kind, input: input, identities: identities, budget: budget, into: sink, offered: &offered)
+        } catch let error as StoreError {
+            throw CommandFailure(error)
         }
-        Self.count(kind, result)
-        offered.passwords += added.passwords
-        offered.identities += added.identities
-        if let storeError {
-            if let error = storeError as? StoreError { throw CommandFailure(error) }
-            throw storeError
-        }
-        return result
     }
 
-    /// The identities a message of `kind` is offered: age identities and SSH keys to an age
-    /// file, OpenPGP secret keys to an OpenPGP message, none to another.
+    /// The identities a message of `kind` is offered (`Decryption.fitting`).
     static func fitting(_ identities: [NamedIdentity], to kind: any MessageKind.Type) -> [NamedIdentity] {
-        identities.filter { $0.credential.identityType.map(kind.needs.identities.contains) ?? false }
+        Decryption.fitting(identities, to: kind)
     }
 
-    /// Costly password tries (age scrypt) run up to --jobs at once, within --memory (default:
-    /// half the memory available now).
     var budget: TryBudget {
         TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes, kdfWork: session.kdfWork)
     }
@@ -102,28 +66,15 @@ struct KindDecryption {
     /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
     func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
                                     again: (() -> KindInput)?, into sink: some PlaintextSink) -> MessageKinds.Decrypted? {
-        guard let again, let asker = session.asker, Self.asks(after: failure),
-              let password = asker.password(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
+        guard let again, Self.asks(after: failure),
+              let password = session.decryption.askedPassword(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
         return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
     }
 
-    /// Key derivations of other kinds' password tries (age scrypt, OpenPGP S2K, Ansible's
-    /// PBKDF2), for `--verbose`'s "key derivations" beside RNCryptor's. The reading thread only.
-    /// Any thread (the pipeline's workers open whole files and `!vault` values).
-    static var derivations: Int { derivationCount.load(ordering: .relaxed) }
-    private static let derivationCount = Atomic<Int>(0)
-    static func countDerivation() { derivationCount.add(1, ordering: .relaxed) }  // an identity file's scrypt (EncryptedIdentityFile)
-
-    /// Counts the password tries of one `MessageKinds.open` as key derivations.
+    /// Counts the password tries of one `MessageKinds.open` as key derivations (the library's
+    /// `Decryption.keyDerivations`, `--verbose`'s "key derivations").
     static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<MessageKinds.Decrypted, KindFailure>) {
-        switch result {
-        case .success(let opened):
-            if case .password = opened.openedBy { derivationCount.add(opened.tried, ordering: .relaxed) }
-        case .failure(let error):
-            // A password that fitted a message whose body then failed derived its key too.
-            if let passwords = error.passwordsTried { derivationCount.add(passwords, ordering: .relaxed) }
-            else if case .noMatch(let types) = error.error, K.name != .age || types.contains("scrypt") { derivationCount.add(error.tried, ordering: .relaxed) }
-        }
+        Decryption.count(kind, result)
     }
 
     /// `MessageKinds.open`, counting its password tries as key derivations.
@@ -356,7 +307,7 @@ extension KindDecryption {
     /// holds lines. A regular file is read with `pread` from its start, so the line reader is
     /// not disturbed; a stream (a pipe, a terminal) is looked at through `rows`, which reads
     /// no further than its first line, and then read on from there: no byte is read twice.
-    func work(of input: InputFile, index: Int, rows: inout LineSource) throws -> KindWork? {
+    func work(of input: InputFile, index: Int, rows: inout MessageRows) throws -> KindWork? {
         // A stream is read here, once; on a terminal (where a password may be asked when none
         // opens a message) the records are made here too, in order.
         guard input.isRegularFile, session.asker == nil else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
@@ -401,14 +352,14 @@ extension KindDecryption {
         return .items([(items[0].bytes, done, false)] + items.dropFirst().map { onPipeline($0) })
     }
 
-    func records(of input: InputFile, index: Int, rows: inout LineSource) throws -> [KindRecord]? {
+    func records(of input: InputFile, index: Int, rows: inout MessageRows) throws -> [KindRecord]? {
         guard input.isRegularFile else {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
             guard let read else { return nil }
             session.inputLooksLikeYAML = KindRegistry.mayBeYAML(Array(read.prefix(detectionLength)))
             if let kind = KindRegistry.wholeInputKind(read.prefix(detectionLength)) {
-                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(kind.name), wholeFile: true)
                 // On a terminal (where a password may be asked when none opens it) a pipe's file
                 // is held, up to line mode's limit, so that the typed password can read it again.
                 if session.asker != nil, let whole = try? Self.readAll(input, after: read, limit: Self.lineModeLimit) {
@@ -425,7 +376,7 @@ extension KindDecryption {
                 let n: Int
                 do { n = try chunk.withUnsafeMutableBytes { try input.read(into: $0.baseAddress!, count: $0.count) } } catch {
                     input.unread(text)
-                    rows = try LineSource(input, idColumn: false)
+                    rows = try MessageRows(input, idColumn: false)
                     return nil
                 }
                 if n == 0 {
@@ -436,12 +387,12 @@ extension KindDecryption {
                 text += chunk[..<n]
             }
             input.unread(text)
-            rows = try LineSource(input, idColumn: false)
+            rows = try MessageRows(input, idColumn: false)
             return nil
         }
         let prefix = try readAt(input, count: detectionLength)
         if let kind = KindRegistry.wholeInputKind(prefix[...]) {
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: kind.name, wholeFile: true)
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(kind.name), wholeFile: true)
             return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
         }
         guard let values = try vaultValues(of: input, index: index, prefix: prefix) else { return nil }

@@ -27,7 +27,7 @@ struct NotMessages {
     }
 
     /// Holds `row`, which failed with `failure`; false when it is not held (then release).
-    mutating func hold(_ row: LineSource.Row, failure: RowFailure, hint: FormatHint?, source: String, input: Int) -> Bool {
+    mutating func hold(_ row: MessageRows.Row, failure: RowFailure, hint: FormatHint?, source: String, input: Int) -> Bool {
         guard hint == nil, rows.count < Self.limit else { return false }
         if row.notBase64 { sawText = true }
         rows.append((RecordWriter.Place(input: input, source: source, line: row.line, id: row.id), failure))
@@ -45,7 +45,7 @@ struct NotMessages {
         guard !rows.isEmpty else { return [] }
         guard sawText || looksLikeYAML else { return release() }
         rows = []
-        let what: KindRegistry.NotAMessage = vaultUnread ? .yamlVaultUnread : looksLikeYAML ? .yamlWithoutVault : .plainText
-        return [.notMessages(source: source, what: what.words)]
+        let what: NotAMessage = vaultUnread ? .yamlVaultUnread : looksLikeYAML ? .yamlWithoutVault : .plainText
+        return [.notMessages(source: source, what: what.description)]
     }
 }

@@ -29,7 +29,7 @@ final class RecordWriter {
         /// A v0 or v1 message (opened with `--allow-legacy`): its HMAC covers the ciphertext only.
         var ciphertextOnly = false
         /// The kind of message (JSON `"kind"`).
-        var kind: MessageKindName = .rncryptor
+        var kind: MessageOpener.Kind = .rncryptor
         /// The YAML key of an Ansible `!vault` value (JSON `"key"`).
         var key: String? = nil
         /// A whole file's plaintext: written as it is, with no newline added.

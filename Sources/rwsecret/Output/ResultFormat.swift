@@ -137,7 +137,7 @@ struct JSONFormat: ResultFormat {
 
     /// The members every object starts with: source, line, and the ID under `--id-column`.
     private func head(_ place: RecordWriter.Place) -> [(String, JSON.Value)] {
-        var members: [(String, JSON.Value)] = [("source", .string(place.source)), ("line", .int(place.line)), ("kind", .string(place.kind.rawValue))]
+        var members: [(String, JSON.Value)] = [("source", .string(place.source)), ("line", .int(place.line)), ("kind", .string(place.kind.description))]
         if let key = place.key { members.append(("key", .string(key))) }
         if let literal = place.literal {
             if let name = String(validating: literal.name, as: UTF8.self) {

@@ -1,11 +1,19 @@
-import RWSecretKit
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
+public import SystemPackage
 
-/// The rows of one text input as `decrypt` reads them, each with what it holds.
+/// The rows of one text input as `rwsecret decrypt` reads them, each with what it holds: an
+/// RNCryptor message (base64), a skipped row, or a failure that says why it is no message
+/// (and, when it is another known format, a hint).
 ///
-/// A row is one physical line. Blank and `#` rows are skipped; with `--id-column`
+/// Reads a file descriptor (`init(_:idColumn:joinsWrapped:)`) or a `LineReader`, a line at a
+/// time, as the input arrives (a pipe's rows are handed out as they come). Before the first
+/// row, `kind` says what the input's first bytes are (text, a raw message, binary data), and
+/// `otherKindPrefix()` whether it is a whole message of another kind (age, OpenPGP, Ansible
+/// Vault) or YAML, for `MessageOpener`.
+///
+/// A row is one physical line. Blank and `#` rows are skipped; with `idColumn`
 /// a row is `ID<TAB>MESSAGE`. Email quoting (leading `>` and blanks) and blanks
 /// inside a row are dropped before it is read as base64.
 ///
@@ -28,22 +36,30 @@ import Glibc
 /// records stays in step). Memory stays bounded: a row over 1 MiB is not held,
 /// and neither is a wrapped message over 1 MiB (both are `line too long`).
 ///
-/// Under `--in-band` (`joinsWrapped` false) no run is made: every row is decided at its own
+/// With `joinsWrapped` false (`--in-band`) no run is made: every row is decided at its own
 /// line end, alone, so that its record never waits for the next line (a producer that writes
 /// a row into a pipe and waits for its record gets it).
-struct LineSource {
+public struct MessageRows {
     /// One input row.
-    struct Row {
+    public struct Row: Sendable {
         /// The physical line, 1-based (a wrapped message's first line).
-        let line: Int
-        /// The row's ID (`--id-column`); nil when the row has none (blank, comment, continuation).
-        let id: [UInt8]?
-        let content: Content
+        public let line: Int
+        /// The row's ID (`idColumn`); nil when the row has none (blank, comment, continuation).
+        public let id: [UInt8]?
+        /// What the row holds.
+        public let content: Content
         /// The row holds a character that is in no base64 text (prose, YAML): it is no damaged message.
-        var notBase64 = false
+        public internal(set) var notBase64 = false
+
+        init(line: Int, id: [UInt8]?, content: Content) {
+            self.line = line
+            self.id = id
+            self.content = content
+        }
     }
 
-    enum Content {
+    /// What a row holds.
+    public enum Content: Sendable {
         /// A blank or `#` row, or an ID with no message.
         case skipped
         /// A later row of the wrapped message reported at line `of`.
@@ -51,11 +67,11 @@ struct LineSource {
         /// A structurally valid message.
         case message(Message)
         /// A row that is no message, and a hint when it is another known format.
-        case failure(RowFailure, hint: FormatHint?)
+        case failure(Failure, hint: Hint?)
     }
 
     /// The narrowest row that starts a wrapped message (`fold -w`, `base64 -w`, email bodies).
-    static let minimumWrapWidth = 16
+    public static let minimumWrapWidth = 16
 
     private var reader: LineReader
     private let idColumn: Bool
@@ -70,52 +86,61 @@ struct LineSource {
     /// A run over the limit being skipped: its first line and width.
     private var skipping: (of: Int, width: Int)?
     /// What the first bytes of the input are, when they are not text rows.
-    private(set) var kind: InputKind = .text
+    public private(set) var kind: InputKind = .text
 
     /// What an input holds, told from its first bytes.
-    enum InputKind: Equatable {
+    public enum InputKind: Equatable, Sendable {
         /// Text rows (the usual case).
         case text
         /// A raw (binary) RNCryptor message.
         case rawMessage
         /// A raw message of another known format (OpenSSL `enc`, the RNCryptor v4 draft).
-        case rawForeign(FormatHint)
+        case rawForeign(Hint)
         /// Other binary data: NUL bytes, control characters, or mostly not UTF-8.
         case binary
     }
 
     /// Whether the input starts like a raw (binary) RNCryptor message rather than text.
-    var isRawMessage: Bool { kind == .rawMessage }
+    public var isRawMessage: Bool { kind == .rawMessage }
 
-    /// Starts reading `input`; looks at its first bytes to tell a raw message or binary data from text.
-    init(_ input: InputFile, idColumn: Bool, joinsWrapped: Bool = true, maximumLength: Int = LineReader.defaultMaximumLength) throws(SystemError) {
-        reader = LineReader(input, maximumLength: maximumLength)
+    /// Starts reading the rows of `descriptor` (from where it is; it stays the caller's to
+    /// close, after the last row): looks at its first bytes to tell a raw message or binary
+    /// data from text, reading no more of them than it needs to tell.
+    /// - Parameters:
+    ///   - descriptor: the input, read from where it is.
+    ///   - idColumn: rows are `ID<TAB>MESSAGE` (`--id-column`).
+    ///   - joinsWrapped: rows of wrapped base64 are joined (false: every row is decided at its
+    ///     own line end, alone, `--in-band`).
+    public init(_ descriptor: FileDescriptor, idColumn: Bool = false, joinsWrapped: Bool = true) throws(Errno) {
+        try self.init(LineReader(descriptor), idColumn: idColumn, joinsWrapped: joinsWrapped)
+    }
+
+    /// Starts reading the rows of the lines `reader` gives (it must not have given one yet): a
+    /// line over its `maximumLength`, and a wrapped message longer than that, is `line too long`.
+    public init(_ reader: LineReader, idColumn: Bool = false, joinsWrapped: Bool = true) throws(Errno) {
+        precondition(reader.lineNumber == 0, "MessageRows reads a LineReader from its first line")
+        self.reader = reader
         self.idColumn = idColumn
         self.joinsWrapped = joinsWrapped
-        self.maximumLength = maximumLength
-        do {
-            // As many bytes as the registry needs to tell (a raw header's options byte, enough
-            // to tell Salted__ or RNC\4), and no more: a row is not kept waiting.
-            var first = try reader.peek(atLeast: 1)
-            while let needed = KindRegistry.bytesToTell(first), needed > first.count {
-                let more = try reader.peek(atLeast: needed)
-                if more.count == first.count { break }
-                first = more
-            }
-            kind = Self.kind(of: first)
-        } catch let error as SystemError {
-            throw error
-        } catch {
-            throw SystemError(code: EIO)  // not reached: InputFile throws only SystemError
+        maximumLength = reader.maximumLength
+        // As many bytes as the registry needs to tell (a raw header's options byte, enough
+        // to tell Salted__ or RNC\4), and no more: a row is not kept waiting.
+        var first = try self.reader.peek(atLeast: 1)
+        while let needed = KindRegistry.bytesToTell(first), needed > first.count {
+            let more = try self.reader.peek(atLeast: needed)
+            if more.count == first.count { break }
+            first = more
         }
+        kind = Self.kind(of: first)
     }
 
     /// For an input read as a stream (a pipe, a terminal, a socket): all it has given so far
     /// when it opens like a message of another kind (age, Ansible Vault, OpenPGP), after blank
     /// lines or not, or like YAML (which may hold `!vault` values), else nil. Looks no further
-    /// than its first line of text (or `detectionLength` bytes of a binary input): text that
-    /// is lines is read once, by `next()`.
-    mutating func otherKindPrefix() throws -> [UInt8]? {
+    /// than its first line of text (or 64 KiB of a binary input): text that is lines is read
+    /// once, by `next()`. Only before the first `next()`; the bytes it returns are not read
+    /// again by the rows (the input is then another kind's, read on by the caller).
+    public mutating func otherKindPrefix() throws(Errno) -> [UInt8]? {
         guard try reader.peek(atLeast: 1).first != nil else { return nil }
         // Blank lines (spaces, tabs, CR) before it do not hide a whole-file kind: the armored
         // age or OpenPGP file after a blank line opens from a pipe as from a file (CCTV's
@@ -165,7 +190,7 @@ struct LineSource {
     /// at), and says whether a whole-input kind's armor is there. It stops at a row that may
     /// be a message (the first line is one, most often: then nothing more is read): a person
     /// typing messages is not waited for.
-    private mutating func kindAfterProse(_ seen: inout ArraySlice<UInt8>, from start: Int) throws -> Bool {
+    private mutating func kindAfterProse(_ seen: inout ArraySlice<UInt8>, from start: Int) throws(Errno) -> Bool {
         var lineStart = start
         while true {
             while !seen[lineStart...].contains(0x0a), seen.count < detectionLength {
@@ -182,24 +207,25 @@ struct LineSource {
     }
 
     /// How far blank lines before a whole-file kind are looked past on a stream.
-    static let blankLookahead = 32 << 10
+    public static let blankLookahead = 32 << 10
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
 
-    /// What the first bytes of an input (as much as one read gave, up to 64 KiB) say it is,
-    /// as `KindRegistry.classify` tells it: a raw RNCryptor message, a raw message of another
-    /// format, binary data (`KindRegistry.isBinary`), or text.
-    static func kind(of prefix: ArraySlice<UInt8>) -> InputKind {
+    /// What the first bytes of an input (as much as one read gave, up to 64 KiB) say it is:
+    /// a raw RNCryptor message, a raw message of another format, binary data (NUL bytes,
+    /// control characters, or mostly not UTF-8), or text.
+    public static func kind(of prefix: ArraySlice<UInt8>) -> InputKind {
         switch KindRegistry.classify(prefix) {
         case .rncryptorRaw: .rawMessage
-        case .foreign(let format): .rawForeign(FormatHint(format))
+        case .foreign(let format): .rawForeign(Hint(format))
         case .notMessage, .otherOpenPGP: .binary
         case .text, .message, .needMore: .text
         }
     }
 
-    /// The next row, or nil at the end of the input.
-    mutating func next() throws -> Row? {
+    /// The next row, or nil at the end of the input. Blocks until the row's line has come (the
+    /// next lines too, while they may continue a wrapped message).
+    public mutating func next() throws(Errno) -> Row? {
         if pendingIndex < pending.count {
             defer {
                 pendingIndex += 1
@@ -226,7 +252,7 @@ struct LineSource {
         return try row(number, line)
     }
 
-    private mutating func nextPhysical() throws -> (Int, LineReader.Line)? {
+    private mutating func nextPhysical() throws(Errno) -> (Int, LineReader.Line)? {
         if let saved = pushback {
             pushback = nil
             return saved
@@ -235,7 +261,7 @@ struct LineSource {
         return (reader.lineNumber, line)
     }
 
-    private mutating func row(_ number: Int, _ line: LineReader.Line) throws -> Row {
+    private mutating func row(_ number: Int, _ line: LineReader.Line) throws(Errno) -> Row {
         let bytes: [UInt8]
         switch line {
         case .text(let text): bytes = text
@@ -284,7 +310,7 @@ struct LineSource {
         // A whole v1–v3 message ends the run. A version 0 one does not: v0 has no length rule
         // (any 66 bytes or more), so a row of ciphertext that happens to begin `00 00` would
         // read as one (for the same reason, `cuts` never cuts at a v0 header).
-        if text.count >= Self.shortestMessageText, case .message(let message) = Self.parse(text[...]), message.header.version != 0 { return nil }
+        if text.count >= Self.shortestMessageText, case .message(let message) = Self.parse(text[...]), message.version != 0 { return nil }
         return text
     }
 
@@ -293,7 +319,7 @@ struct LineSource {
 
     /// Reads the rest of a run that starts with `firstRow` (see the type's documentation),
     /// cuts it into messages, and returns the first; the others and the continuation rows wait in `pending`.
-    private mutating func run(firstLine: Int, id: [UInt8]?, firstRow: [UInt8], alone: Content) throws -> Row {
+    private mutating func run(firstLine: Int, id: [UInt8]?, firstRow: [UInt8], alone: Content) throws(Errno) -> Row {
         let width = firstRow.count
         var rows: [(line: Int, text: [UInt8])] = [(firstLine, firstRow)]
         var starts: [Start] = [Self.start(of: firstRow)]
@@ -431,15 +457,15 @@ struct LineSource {
         if version == 0 { return bytes >= header + 32 }
         return bytes >= header + 16 + 32 && (bytes - header - 32) % 16 == 0
     }
-/// Decodes base64 and checks the message's structure.
+    /// Decodes base64 and checks the message's structure.
     static func parse(_ text: ArraySlice<UInt8>) -> Content {
-        guard let raw = Base64.decodeLenient(text) else { return .failure(.message(.badBase64), hint: nil) }
+        guard let raw = Base64.decodeLenient(text) else { return .failure(Failure(.badBase64), hint: nil) }
         do {
-            return .message(try Message(raw))
+            return .message(Message(try RWSecretKit.Message(raw)))
         } catch {
             // Another format: a run-level hint, and the spec's per-message reason for its first byte.
-            if let hint = FormatHint(error) { return .failure(.message(.format(.unknownVersion(raw[0]))), hint: hint) }
-            return .failure(.message(.format(error)), hint: nil)
+            if let hint = Hint(error) { return .failure(Failure(.format(.unknownVersion(raw[0]))), hint: hint) }
+            return .failure(Failure(.format(error)), hint: nil)
         }
     }
 
@@ -460,66 +486,3 @@ struct LineSource {
     }
 }
 
-/// Why a row gave no message.
-enum RowFailure: Error, CustomStringConvertible {
-    /// The message itself (the spec's reasons).
-    case message(DecryptionFailure)
-    /// `--id-column` and a row without a TAB.
-    case missingID
-    /// A message of another kind (age, Ansible Vault) that did not open: the reason, in words.
-    case otherKind(String)
-    /// The line is longer than rwsecret reads (1 MiB).
-    case lineTooLong
-
-    var description: String {
-        switch self {
-        case .message(let failure): failure.words
-        case .missingID: "no ID (expected ID<TAB>MESSAGE)"
-        case .otherKind(let reason): reason
-        case .lineTooLong: "line too long"
-        }
-    }
-}
-
-/// Other formats that people mistake for RNCryptor, as the library recognises them.
-enum FormatHint: Hashable {
-    /// OpenSSL `enc` output: `Salted__`, an 8-byte salt, the ciphertext.
-    case openSSL
-    /// The RNCryptor v4 draft: `RNC`, then version 4.
-    case rncryptorV4
-    /// A line over the line limit: the limit, and what to do.
-    case lineTooLong
-
-    init(_ format: ForeignFormat) {
-        switch format {
-        case .openSSLEnc: self = .openSSL
-        case .rncryptorV4Draft: self = .rncryptorV4
-        }
-    }
-
-    init?(_ error: RNCryptorError) {
-        switch error {
-        case .openSSLEnc: self = .openSSL
-        case .rncryptorV4Draft: self = .rncryptorV4
-        default: return nil
-        }
-    }
-
-    /// What a raw (not base64) input of this format is, after "not a secret message (binary data); ".
-    var rawDescription: String {
-        switch self {
-        case .openSSL: "it starts with \"Salted__\": OpenSSL enc made it, not RNCryptor (open it with openssl enc -d)"
-        case .rncryptorV4: "it starts with \"RNC\" and version 4: the RNCryptor v4 draft, which rwsecret does not read"
-        case .lineTooLong: "a line over 1 MiB (1,048,576 bytes)"
-        }
-    }
-
-    /// The run-level line (after `rwsecret: FILE: `).
-    var description: String {
-        switch self {
-        case .openSSL: "hint: messages starting with \"Salted__\" were made by OpenSSL enc, not RNCryptor (open them with openssl enc -d)"
-        case .rncryptorV4: "hint: messages starting with \"RNC\" and version 4 use the RNCryptor v4 draft, which rwsecret does not read"
-        case .lineTooLong: "hint: a line over 1 MiB (1,048,576 bytes) is not read as a message; a message that large is made with `encrypt --binary` and opened with `decrypt --binary`"
-        }
-    }
-}
