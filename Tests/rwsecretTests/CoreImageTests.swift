@@ -223,13 +223,37 @@ struct CoreImageTests {
         let gnupg = PrivateGnuPG(in: dir)
         func gpgRun(_ args: [String], stdin: Data = Data()) throws -> RWSecretProcess.Result { try gnupg.run(args, stdin: stdin) }
         defer { gnupg.stopAgent() }
-        try #require(try gpgRun(["--quick-gen-key", "Core <core@example.org>", "future-default", "default", "never"]).status == 0)
-        let keyFile = dir.path + "/key.gpg"
-        try #require(try gpgRun(["-o", keyFile, "--export-secret-keys", "core@example.org"]).status == 0)
-        chmod(keyFile, 0o600)
-        // The cv25519 subkey's secret: the 32-byte MPI before the checksum at the end of the last
-        // secret subkey packet (tag 7, unprotected).
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: keyFile)))
+        // A fresh key until its scalar has such a window: a random scalar has none about once in a
+        // hundred keys (a NUL or line feed in every 16 of its bytes), and the search needs one.
+        var chosen: (uid: String, keyFile: String, window: [UInt8])?
+        for attempt in 0..<4 where chosen == nil {
+            let uid = "core\(attempt)@example.org"
+            try #require(try gpgRun(["--quick-gen-key", "Core <\(uid)>", "future-default", "default", "never"]).status == 0)
+            let keyFile = dir.path + "/key\(attempt).gpg"
+            try #require(try gpgRun(["-o", keyFile, "--export-secret-keys", uid]).status == 0)
+            chmod(keyFile, 0o600)
+            let scalar = try Self.cv25519Scalar(Array(try Data(contentsOf: URL(fileURLWithPath: keyFile))))
+            if let window = (0...16).map({ Array(scalar[$0..<($0 + 16)]) }).first(where: { !$0.contains(0x0a) && !$0.contains(0) }) {
+                chosen = (uid, keyFile, window)
+            }
+        }
+        let (uid, keyFile, window) = try #require(chosen, "four keys in a row with a NUL or line feed in every 16 bytes of the scalar")
+        let imported = try RWSecretProcess.run(["--store", "file", "identity", "import", "core", "--file", keyFile], environment: environment)
+        try #require(imported.status == 0, "\(imported.stderr)")
+        try FileManager.default.removeItem(atPath: keyFile)
+        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
+        let message = dir.path + "/m.gpg"
+        try #require(try gpgRun(["-r", uid, "-o", message, "--encrypt"], stdin: Data(plaintext.utf8)).status == 0)
+        let found = try copies(["--store", "file", "decrypt"] + (binary ? ["--binary"] : []) + [message],
+                               password: "", plaintext: plaintext, in: dir, environment: extra, passwordBytes: window)
+        #expect(found.status == 0)
+        #expect(found.out.contains(plaintext), "\(found.out)")
+        #expect(found.password == 0, "\(found.password) copies of the stored OpenPGP key's secret in the core image")
+    }
+
+    /// The cv25519 subkey's secret of an exported secret key: the 32-byte MPI before the
+    /// checksum at the end of the last secret subkey packet (tag 7, unprotected).
+    static func cv25519Scalar(_ bytes: [UInt8]) throws -> [UInt8] {
         var i = 0
         var scalar: [UInt8] = []
         while i + 2 < bytes.count {
@@ -250,17 +274,6 @@ struct CoreImageTests {
             i += header + length
         }
         try #require(scalar.count == 32)
-        let window = try #require((0...16).map { Array(scalar[$0..<($0 + 16)]) }.first { !$0.contains(0x0a) && !$0.contains(0) })
-        let imported = try RWSecretProcess.run(["--store", "file", "identity", "import", "core", "--file", keyFile], environment: environment)
-        try #require(imported.status == 0, "\(imported.stderr)")
-        try FileManager.default.removeItem(atPath: keyFile)
-        let plaintext = "core-plaintext-\(UInt64.random(in: 0...UInt64.max))"
-        let message = dir.path + "/m.gpg"
-        try #require(try gpgRun(["-r", "core@example.org", "-o", message, "--encrypt"], stdin: Data(plaintext.utf8)).status == 0)
-        let found = try copies(["--store", "file", "decrypt"] + (binary ? ["--binary"] : []) + [message],
-                               password: "", plaintext: plaintext, in: dir, environment: extra, passwordBytes: window)
-        #expect(found.status == 0)
-        #expect(found.out.contains(plaintext), "\(found.out)")
-        #expect(found.password == 0, "\(found.password) copies of the stored OpenPGP key's secret in the core image")
+        return scalar
     }
 }

@@ -72,6 +72,13 @@ struct OpenPGPPeerTests {
             if case .success(let opened) = result, opened.plaintext == plaintext, armored {
                 continue  // A changed armor line that decodes to the same bytes (a header, a letter after the padding).
             }
+            if case .success(let opened) = result, opened.plaintext == plaintext, position == 0, message[0] & 0x40 == 0,
+               copy[0] == 0xc0 | (message[0] >> 2) & 0x0f, message[0] & 3 == 0 {
+                // The first packet's old-format header (a one-byte length) made the new-format
+                // header of the same packet, with the same length byte: the same message, which
+                // opens and is authenticated as before (1 change in 255 of byte 0 does it).
+                continue
+            }
             #expect(!result.isSuccess, "byte \(position) of \(message.count) changed, still opened")
             #expect(sunk == 0 || result.isSuccess)
         }
