@@ -37,6 +37,11 @@ public enum OpenPGP {
         /// The key's first user ID (`Name <address>`), if it has one.
         public var userID: String? { key.userID }
 
+        /// The key's public parts, which check the signatures it made
+        /// (``OpenPGPSignature/checked(with:)``) and which messages can be written to
+        /// (``OpenPGP/Recipient``).
+        public var certificate: OpenPGP.Certificate { OpenPGP.Certificate(key: key) }
+
         /// The key unprotected and ASCII-armored (`-----BEGIN PGP PRIVATE KEY BLOCK-----`, with
         /// its CRC-24), as `gpg --import` takes it: what `rwsecret identity export` writes.
         /// A secret: write it only where the user asked (a private file).
