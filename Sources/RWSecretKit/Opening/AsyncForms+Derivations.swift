@@ -50,6 +50,14 @@ extension Age.Writer {
     }
 }
 
+extension Age.Identity {
+    /// `parseSSH(_:name:passphrase:)` without holding a Swift concurrency thread during a
+    /// protected key's bcrypt-pbkdf.
+    public static func parseSSH(_ text: String, name: String, passphrase: SecretBytes?) async throws(Age.KeyError) -> Age.Identity? {
+        try await BlockingWork.run { () throws(Age.KeyError) -> Age.Identity? in try parseSSH(text, name: name, passphrase: passphrase) }
+    }
+}
+
 extension Age.EncryptedIdentityFile {
     /// `open(passphrase:)` without holding a Swift concurrency thread during scrypt.
     public func open(passphrase: SecretBytes) async throws(Age.KeyError) -> [UInt8]? {

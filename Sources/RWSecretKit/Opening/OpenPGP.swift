@@ -4,7 +4,7 @@
 public enum OpenPGP {
     /// Whether `bytes` (a file's start is enough) look like an OpenPGP key file: an armored
     /// `PUBLIC KEY BLOCK` or `PRIVATE KEY BLOCK`, or a binary key packet first. Says which
-    /// reader to try (``Identity/parse(_:name:asking:)``); that reader decides.
+    /// reader to try (`Identity.parse(_:name:asking:)`); that reader decides.
     public static func looksLikeKey(_ bytes: some Collection<UInt8>) -> Bool {
         OpenPGPTransferableKey.looksLikeKey(Array(bytes))
     }
