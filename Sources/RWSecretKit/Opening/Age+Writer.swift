@@ -23,8 +23,8 @@ extension Age {
         /// costs about a second and 256 MiB), as `age -p` writes.
         ///
         /// Blocks for the scrypt derivation.
-        public convenience init(passphrase: SecretBytes, workFactor: Int = 18, armor: Bool = false) {
-            self.init(encryptor: AgeEncryptor(password: passphrase, workFactor: Self.clamped(workFactor), armor: armor))
+        public init(passphrase: SecretBytes, workFactor: Int = 18, armor: Bool = false) {
+            encryptor = AgeEncryptor(password: passphrase, workFactor: Self.clamped(workFactor), armor: armor)
         }
 
         /// A writer over an encryptor made already (its file key wrapped).

@@ -115,6 +115,6 @@ extension Encryptor {
     /// RNCryptor v3's 10,000, the only count other RNCryptor readers assume.
     public static let defaultIterations = KeyDerivation.iterations
 
-    /// The most PBKDF2 iterations ``init(password:iterations:)`` accepts (`Int32.max`).
+    /// The most PBKDF2 iterations `init(password:iterations:)` accepts (`Int32.max`).
     public static let maximumIterations = KeyDerivation.maximumIterations
 }
