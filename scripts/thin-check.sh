@@ -23,10 +23,7 @@ not_yet_thin='
 Decrypting/BinaryDecryption.swift
 Decrypting/KindDecryption.swift
 Decrypting/KindWalk.swift
-Decrypting/MemoryBudget.swift
-Decrypting/Signatures+OpenPGP.swift
 Commands/Decrypt.swift
-Credentials/IdentityChain.swift
 Commands/Encrypt+Age.swift
 '
 

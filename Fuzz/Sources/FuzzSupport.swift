@@ -64,8 +64,8 @@ struct Credential: Sendable {
     static func keys(_ keys: MessageKeys) -> Credential { Credential(password: nil, keys: keys) }
 
     /// A decryptor for this credential.
-    func decryptor() -> IncrementalDecryptor {
-        if let password { IncrementalDecryptor(password: password) } else { IncrementalDecryptor(keys: keys!) }
+    func decryptor() -> DecryptorEngine {
+        if let password { DecryptorEngine(password: password) } else { DecryptorEngine(keys: keys!) }
     }
 }
 

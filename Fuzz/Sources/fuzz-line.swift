@@ -7,7 +7,7 @@
 // input, so the password that opened a line goes first for the next), key-based ones with
 // the key pair. Checked, beyond "no crash, no leak, no overflow":
 // - base64: what the reader accepts re-encodes and decodes to the same bytes;
-// - the chain decides exactly as an independent oracle does: the incremental engine (`IncrementalDecryptor`)
+// - the chain decides exactly as an independent oracle does: the incremental engine (`DecryptorEngine`)
 //   tried with each candidate in the chain's order; the first whose HMAC matches decides
 //   (plaintext, or bad padding), otherwise "no password opened it (tried N)";
 // - the chain's order afterwards: the password that opened the line is first;

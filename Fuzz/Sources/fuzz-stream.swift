@@ -34,7 +34,7 @@ struct OneShot: Engine {
     }
 }
 
-/// `IncrementalDecryptor` (the engine under `Decryptor`) fed the chunks; its unverified output is held back until `finalize()`.
+/// `DecryptorEngine` (the engine under `Decryptor`) fed the chunks; its unverified output is held back until `finalize()`.
 struct Incremental: Engine {
     let name = "incremental Decryptor"
     func decrypt(_ message: [UInt8], _ credential: Credential, _ plan: ChunkPlan) -> Outcome {

@@ -69,7 +69,7 @@ public func fuzzVault(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             && $0.identities.count == identities.count } == true, "the store read identities the decoder does not")
     } catch {
         require(all == nil, "the store refused a vault decodeAll accepts: \(error)")
-        guard case .vaultDamaged = error else { require(false, "unexpected store error \(error)"); return 0 }
+        guard error.code == .vaultDamaged else { require(false, "unexpected store error \(error)"); return 0 }
     }
     return 0
 }

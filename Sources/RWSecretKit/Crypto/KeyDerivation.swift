@@ -72,6 +72,7 @@ internal import Synchronization
     /// Derives one 32-byte key from `password` and `salt` with `iterations` rounds (≥ 1).
     package static func key(password: SecretBytes, salt: some ContiguousByteStorage, iterations: Int = iterations) -> SecretBytes {
         derived.add(1, ordering: .relaxed)
+        DerivationWitness.deriving(from: password)
         defer { ScaleModel.derive(count: 1) }
         return key(password: password, salt: salt, iterations: iterations, using: active)
     }
@@ -82,6 +83,7 @@ internal import Synchronization
     /// calling `key(password:salt:iterations:)` for each pair.
     package static func keys(_ requests: [(password: SecretBytes, salt: [UInt8])], iterations: Int = iterations) -> [SecretBytes] {
         derived.add(requests.count, ordering: .relaxed)
+        for request in requests { DerivationWitness.deriving(from: request.password) }
         defer { ScaleModel.derive(count: requests.count) }
         return keys(requests, iterations: iterations, using: active)
     }

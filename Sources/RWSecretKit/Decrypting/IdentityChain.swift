@@ -55,15 +55,15 @@ public final class IdentityChain: @unchecked Sendable {
     }
 
     /// `--signer-key` files' keys: known signers of OpenPGP messages (set before the run reads).
-    package var signerKeys: [OpenPGPTransferableKey] = []
+    package var signerKeys: [OpenPGP.Certificate] = []
 
     /// The OpenPGP keys a signature is checked with: `--signer-key` files', then the OpenPGP
     /// `--identity` files' and the store's identities' (their public parts). The store's only
     /// when it was read already: checking a signature never opens a store by itself.
-    package func signatureKeys() -> [OpenPGPTransferableKey] {
+    package func signatureKeys() -> [OpenPGP.Certificate] {
         lock.withLock {
             signerKeys + (files + (stored ?? [])).compactMap { identity in
-                if case .openPGPKey(let key) = identity.credential { return key }
+                if case .openPGPKey(let key) = identity.credential { return OpenPGP.Certificate(key: key) }
                 return nil
             }
         }

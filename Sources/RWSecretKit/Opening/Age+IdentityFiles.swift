@@ -48,7 +48,7 @@ extension Age.Identity {
 extension Age {
     /// An age file encrypted with a passphrase (`age -p`) that holds an identity file, as age
     /// takes one for `-i`: read its header first (``init(_:)``: a damaged file, or one written
-    /// to recipients, is told before any passphrase is asked), then ``open(passphrase:)`` with
+    /// to recipients, is told before any passphrase is asked), then `open(passphrase:)` with
     /// each passphrase the program gets (a prompt's tries, a file's line).
     public struct EncryptedIdentityFile: Sendable {
         private let bytes: [UInt8]

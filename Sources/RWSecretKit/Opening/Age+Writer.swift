@@ -24,8 +24,14 @@ extension Age {
         ///
         /// Blocks for the scrypt derivation.
         public init(passphrase: SecretBytes, workFactor: Int = 18, armor: Bool = false) {
-            encryptor = AgeEncryptor(password: passphrase, workFactor: min(max(workFactor, 1), 22), armor: armor)
+            encryptor = AgeEncryptor(password: passphrase, workFactor: Self.clamped(workFactor), armor: armor)
         }
+
+        /// A writer over an encryptor made already (its file key wrapped).
+        init(encryptor: AgeEncryptor) { self.encryptor = encryptor }
+
+        /// The work factors `init(passphrase:workFactor:armor:)` uses: 1...22.
+        static func clamped(_ workFactor: Int) -> Int { min(max(workFactor, 1), 22) }
 
         /// Takes more plaintext; returns the output ready so far (the header with the first call).
         public func update(_ plaintext: some Collection<UInt8>) -> [UInt8] { encryptor.update(plaintext) }

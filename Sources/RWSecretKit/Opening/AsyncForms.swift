@@ -36,8 +36,8 @@ enum BlockingWork {
     }
 }
 
-/// A value handed to the worker thread that the awaiting caller no longer touches.
-private struct Handed<Value>: @unchecked Sendable {
+/// A value handed to (or from) the worker thread that the other side no longer touches.
+struct Handed<Value>: @unchecked Sendable {
     let value: Value
 }
 

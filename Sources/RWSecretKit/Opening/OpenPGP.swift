@@ -4,7 +4,7 @@
 public enum OpenPGP {
     /// Whether `bytes` (a file's start is enough) look like an OpenPGP key file: an armored
     /// `PUBLIC KEY BLOCK` or `PRIVATE KEY BLOCK`, or a binary key packet first. Says which
-    /// reader to try (``Identity/parse(_:name:asking:)``); that reader decides.
+    /// reader to try (`Identity.parse(_:name:asking:)`); that reader decides.
     public static func looksLikeKey(_ bytes: some Collection<UInt8>) -> Bool {
         OpenPGPTransferableKey.looksLikeKey(Array(bytes))
     }
@@ -36,6 +36,11 @@ public enum OpenPGP {
 
         /// The key's first user ID (`Name <address>`), if it has one.
         public var userID: String? { key.userID }
+
+        /// The key's public parts, which check the signatures it made
+        /// (``OpenPGPSignature/checked(with:)``) and which messages can be written to
+        /// (``OpenPGP/Recipient``).
+        public var certificate: OpenPGP.Certificate { OpenPGP.Certificate(key: key) }
 
         /// The key unprotected and ASCII-armored (`-----BEGIN PGP PRIVATE KEY BLOCK-----`, with
         /// its CRC-24), as `gpg --import` takes it: what `rwsecret identity export` writes.

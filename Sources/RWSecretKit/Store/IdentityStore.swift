@@ -103,7 +103,7 @@ public struct IdentityToAdd: Sendable {
     }
 
     /// An OpenPGP secret key to add, kept unprotected under the store's own protection (read
-    /// once with its passphrase by ``OpenPGP/Identity/parse(_:name:asking:)``).
+    /// once with its passphrase by `OpenPGP.Identity.parse(_:name:asking:)`).
     public init(label: String?, openPGP identity: OpenPGP.Identity) {
         // Read as a secret key: its unprotected form is there.
         self.init(label: label, kind: .openPGP, secret: identity.key.unprotected!)

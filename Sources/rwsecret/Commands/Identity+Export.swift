@@ -51,7 +51,7 @@ extension RWSecret.Identity {
             if kind == .replaceable && lstat(output, &existing) == 0 {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(Self.existsRefusal)")
             }
-            if kind == .replaceable && !PrivateFile.canBeUnnamed(in: folderPart(of: output)) {
+            if kind == .replaceable && !PrivateFile.canBeUnnamed(in: FilePath(folderPart(of: output))) {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): \(BinaryDecryption.noUnnamedFile(output))")
             }
             let stored = try CommandFailure.identityErrors { () throws -> StoredIdentity in
@@ -73,11 +73,11 @@ extension RWSecret.Identity {
             defer { SecretBytes.cleanse(&text) }
             do {
                 if kind == .replaceable {
-                    let file = try PrivateFile(in: folderPart(of: output), needsName: true)
+                    let file = try PrivateFile(in: FilePath(folderPart(of: output)), needsName: true)
                     try file.write(text)
                     try file.sync()
                     // Made meanwhile (EEXIST): refused below, never replaced.
-                    try file.link(as: output, replacing: false)
+                    try file.link(as: FilePath(output), replacing: false)
                 } else {
                     // A FIFO or a device: it exists (no O_CREAT), and is never a link (O_NOFOLLOW).
                     let fd = try retryingEINTR { open(output, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) }

@@ -8,15 +8,15 @@ import RWSecretKit
 enum SignerKeys {
     /// `--signer-key` files: OpenPGP public keys or certificates, armored or binary (a secret
     /// key file too: its public parts are read, no passphrase asked).
-    static func load(_ paths: [String]) throws -> [OpenPGPTransferableKey] {
-        var keys: [OpenPGPTransferableKey] = []
+    static func load(_ paths: [String]) throws -> [OpenPGP.Certificate] {
+        var keys: [OpenPGP.Certificate] = []
         for path in paths {
             var bytes = try readSmallFile(path, what: "signer key file", limit: 16 << 20)
             defer { SecretBytes.cleanse(&bytes) }
-            guard OpenPGPTransferableKey.looksLikeKey(bytes) else {
+            guard OpenPGP.looksLikeKey(bytes) else {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): not an OpenPGP public key (give a file from gpg --export or sq key extract-cert)")
             }
-            do { keys += try OpenPGPTransferableKey.parse(bytes, secret: false) } catch {
+            do { keys += try OpenPGP.Certificate.parse(bytes) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
             }
         }
@@ -47,7 +47,7 @@ extension OpenPGPSignature.Outcome {
 
 extension LiteralData {
     /// The signatures checked with `keys`.
-    func checkingSignatures(with keys: [OpenPGPTransferableKey]) -> LiteralData {
+    func checkingSignatures(with keys: [OpenPGP.Certificate]) -> LiteralData {
         guard !signatures.isEmpty else { return self }
         var copy = self
         copy.signatures = signatures.map { $0.checked(with: keys) }

@@ -46,7 +46,7 @@ struct MisuseTests {
         }
         let keys = try MessageKeys(encryptionKey: Self.key, hmacKey: Self.key)
         let decryptor = Decryptor(keys: keys)
-        try decryptor.update(RNCryptor.encrypt(Array("twice".utf8), keys: keys))
+        try await decryptor.update(RNCryptor.encrypt(Array("twice".utf8), keys: keys))
         #expect(try decryptor.finalize() == Array("twice".utf8))
         #expect(throws: RNCryptorError.alreadyFinalized) { try decryptor.finalize() }
         #expect(throws: RNCryptorError.alreadyFinalized) { try decryptor.update([1, 2, 3]) }

@@ -18,6 +18,24 @@ struct IdentityFilesPublicTests {
         #expect(errors.isEmpty, "\(errors)")
     }
 
+    // Issue 33, item 6: reading a protected OpenSSH key derives its key (bcrypt-pbkdf); before,
+    // there was no async form (this did not compile).
+    @Test("Age.Identity.parseSSH's async form reads a protected key with its bcrypt-pbkdf derived on the library's scheduler pool")
+    func asyncParseSSHDerivesOnThePool() async throws {
+        let sshKeygen = try #require(Peers.find("ssh-keygen"))
+        let folder = TemporaryFolder()
+        // A passphrase no other test derives from: the witness matches derivations by bytes.
+        let words = "pool-\(UInt64.random(in: 0...UInt64.max))"
+        let key = folder.path + "/id-protected"
+        try #require(try Peers.run([sshKeygen, "-q", "-t", "ed25519", "-N", words, "-f", key], in: folder).status == 0)
+        let text = try String(contentsOfFile: key, encoding: .utf8)
+        let passphrase = SecretBytes(utf8: words)
+        DerivationWitness.watch(passphrase)
+        #expect(try await Age.Identity.parseSSH(text, name: "id", passphrase: passphrase)?.name == "id")
+        let onPool = DerivationWitness.seen(passphrase)
+        #expect(!onPool.isEmpty && onPool.allSatisfy { $0 }, "\(onPool)")
+    }
+
     @Test("ssh-keygen's Ed25519 key, plain and protected: read (a wrong passphrase, then the right one), and it opens what age -R wrote to its .pub")
     func sshKeys() throws {
         let age = try #require(Peers.find("age"))

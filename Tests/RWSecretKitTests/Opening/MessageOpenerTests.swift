@@ -218,6 +218,50 @@ struct MessageOpenerTests {
         #expect(!Scheduler.shared.isPoolThread)
     }
 
+    /// A password no other test derives from (`DerivationWitness` matches by bytes).
+    static func unshared() -> SecretBytes { SecretBytes(utf8: "pool-\(UInt64.random(in: 0...UInt64.max))") }
+
+    // Issue 33, item 6: every blocking call that derives a key has an async form. Before,
+    // `Encryptor(password:)`, `Decryptor`'s first `update`, `Age.Writer(passphrase:)` and
+    // `Age.EncryptedIdentityFile.open(passphrase:)` had none (this did not compile).
+    @Test("the async forms of the calls that make a message or open an identity file derive their keys on the scheduler's pool")
+    func derivingAsyncFormsRunOnTheScheduler() async throws {
+        let plaintext = Array("derived on the pool".utf8)
+
+        let password = Self.unshared()
+        DerivationWitness.watch(password)
+        let encryptor = await Encryptor(password: password)
+        let message = encryptor.update(plaintext) + encryptor.finalize()
+        #expect(DerivationWitness.seen(password) == [true, true])  // the encryption key, the HMAC key
+
+        DerivationWitness.watch(password)
+        let counted = try await Encryptor(password: password, iterations: 1000)
+        let fewer = counted.update(plaintext) + counted.finalize()
+        #expect(DerivationWitness.seen(password) == [true, true])
+
+        DerivationWitness.watch(password)
+        let decryptor = Decryptor(password: password)
+        try await decryptor.update(message.prefix(40))  // past the 34-byte header: PBKDF2
+        try await decryptor.update(message.dropFirst(40))
+        #expect(try decryptor.finalize() == plaintext)
+        #expect(DerivationWitness.seen(password) == [true, true])
+        let counting = try Decryptor(password: password, iterations: 1000)
+        try await counting.update(fewer)
+        #expect(try counting.finalize() == plaintext)
+
+        let passphrase = Self.unshared()
+        DerivationWitness.watch(passphrase)
+        let writer = await Age.Writer(passphrase: passphrase, workFactor: 10)
+        let age = writer.update(plaintext) + writer.finalize()
+        #expect(DerivationWitness.seen(passphrase) == [true])
+
+        let file = try #require(try Age.EncryptedIdentityFile(age))
+        DerivationWitness.watch(passphrase)
+        #expect(try await file.open(passphrase: passphrase) == plaintext)
+        #expect(DerivationWitness.seen(passphrase) == [true])
+        #expect(!Scheduler.shared.isPoolThread)
+    }
+
     @Test("the async forms give what the blocking ones give")
     func asyncForms() async throws {
         let message = await RNCryptor.encrypt(Array("async".utf8), password: SecretBytes(utf8: "pw"))

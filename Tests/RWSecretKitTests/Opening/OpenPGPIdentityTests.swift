@@ -73,6 +73,37 @@ struct OpenPGPIdentityTests {
         #expect(ConsumerChain.keyFileRefusal(Array("not a key".utf8)) == .malformed)
     }
 
+    /// How often an `asking` closure was called (on whichever thread).
+    final class Asked: Sendable {
+        let count = Mutex(0)
+    }
+
+    // Issue 33, item 6: reading a protected key derives its S2K; before, there was no async
+    // form (this did not compile).
+    @Test("OpenPGP.Identity's async forms read a protected key with its S2K derived on the library's scheduler pool")
+    func asyncFormsDeriveOnThePool() async throws {
+        let peer = OpenPGPKeyPeerTests()
+        defer { peer.stopAgent() }
+        // A passphrase no other test derives from: the witness matches derivations by bytes.
+        let words = "pool-\(UInt64.random(in: 0...UInt64.max))"
+        let fingerprint = try peer.makeKey("Dave", primary: "ed25519", subkey: "cv25519", passphrase: words)
+        let key = try peer.exportSecret(fingerprint, armor: true, passphrase: words)
+        let passphrase = SecretBytes(utf8: words)
+        DerivationWitness.watch(passphrase)
+        #expect(try await OpenPGP.Identity.parse(key, name: "dave.key", passphrase: passphrase).map(\.fingerprint) == [fingerprint])
+        #expect(try await OpenPGP.Identity(key, name: "dave.key", passphrase: passphrase).fingerprint == fingerprint)
+        let asked = Asked()
+        let read = try await OpenPGP.Identity.parse(key, name: "dave.key", asking: {
+            asked.count.withLock { $0 += 1 }
+            return passphrase
+        })
+        #expect(read.map(\.fingerprint) == [fingerprint])
+        let onPool = DerivationWitness.seen(passphrase)
+        #expect(onPool.count >= 3 && onPool.allSatisfy { $0 }, "\(onPool)")
+        #expect(asked.count.withLock { $0 } == 1)
+        await #expect(throws: OpenPGP.KeyError.self) { try await OpenPGP.Identity.parse(key, name: "dave.key", passphrase: SecretBytes(utf8: "not it")) }
+    }
+
     @Test("a program's own OpenPGP identity (a key held elsewhere) is given the message's packets and opens it; the result names it")
     func ownOpenPGPIdentity() throws {
         let held = try OpenPGP.Identity(try Self.fixture("kinds/openpgp-librepgp-keys/rsa.sec.asc"), name: "held")

@@ -25,6 +25,7 @@ package enum KindPrimitives {
     /// is `.outOfMemory`; anything else is `.refused`.
     package static func scryptDerivation(password: some ContiguousByteStorage, salt: [UInt8], logN: Int, r: UInt64 = 8, p: UInt64 = 1,
                                          length: Int) -> Result<SecretBytes, ScryptFailure> {
+        DerivationWitness.deriving(from: password)
         Crypto.initializeOpenSSL()
         ERR_clear_error()
         let n = UInt64(1) << UInt64(logN)

@@ -41,6 +41,7 @@ extension AgeSSHIdentity {
         // bcrypt-pbkdf(passphrase, salt, rounds) → 32 bytes of AES-256 key, then the IV (16; GCM 12).
         var derived = [UInt8](repeating: 0, count: 32 + ivSize)
         defer { Crypto.cleanse(&derived) }
+        DerivationWitness.deriving(from: passphrase)
         // A copy with a terminating NUL, so that an empty passphrase still has an address.
         var phrase = [UInt8](repeating: 0, count: passphrase.count + 1)
         defer { Crypto.cleanse(&phrase) }

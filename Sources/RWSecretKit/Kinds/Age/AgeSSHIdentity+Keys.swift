@@ -44,6 +44,7 @@ extension AgeSSHIdentity {
     /// it without one (an OpenSSH key for ed25519, PEM for RSA), which the readers above take.
     /// The unprotected copy lives in memory only, and is wiped.
     private convenience init(libSSH text: String, passphrase: SecretBytes) throws(ParseError) {
+        DerivationWitness.deriving(from: passphrase)  // libssh's bcrypt-pbkdf, on this thread
         var missing: UnsafePointer<CChar>?
         guard let api = rws_libssh_load(&missing) else { throw .noLibSSH(missing.map { String(cString: $0) } ?? "libssh") }
         var phrase = [UInt8](repeating: 0, count: passphrase.count + 1)

@@ -216,6 +216,7 @@ package struct OpenPGPS2K: Sendable, Equatable {
 
     /// The key of `length` bytes derived from `password`.
     func derive(password: some ContiguousByteStorage, length: Int) throws(KindError) -> SecretBytes {
+        DerivationWitness.deriving(from: password)
         if case .argon2(let salt, let passes, let parallelism, let m) = mode {
             let argon2 = try LoadedLibraries.argon2()
             var status = ARGON2_OK.rawValue

@@ -5,7 +5,7 @@
 /// The literal data is hashed as it is written (`OpenPGPSignatureHasher`, one per one-pass
 /// packet: binary, or text with its line ends made CRLF), then each signature packet's hashed
 /// part and trailer; what comes out is kept with the signature's values. The check itself
-/// (`checked(with:)`) needs the signer's public key, which the caller has (its identities,
+/// (``checked(with:)``) needs the signer's public key, which the caller has (its identities,
 /// `--signer-key` files), and runs only on a message that has verified: a kind returns its
 /// literal data only then.
 ///
@@ -40,12 +40,25 @@ public struct OpenPGPSignature: Sendable, Equatable {
     /// What the check found (``Outcome/unknownKey`` until the signature is checked).
     public private(set) var outcome: Outcome
 
-    /// The signature checked with `keys` (primary keys and subkeys, public or secret): the one
-    /// whose fingerprint (or key ID) is the issuer's checks it; none: `.unknownKey`.
-    package func checked(with keys: [OpenPGPTransferableKey]) -> OpenPGPSignature {
+    /// This signature checked with the signers' keys a program knows: the key of
+    /// `certificates` (a primary key or a subkey) whose fingerprint, or else key ID, is the
+    /// ``issuer``'s checks it, and ``outcome`` says what it found: ``Outcome/verified``,
+    /// ``Outcome/bad``, or ``Outcome/unknownKey`` when no key is the issuer's. A signature
+    /// that cannot be checked here keeps its ``Outcome/unchecked(_:)``.
+    ///
+    /// The signatures of ``LiteralData/signatures`` come from a message that has verified;
+    /// check them there. An OpenPGP secret key checks signatures too: ``OpenPGP/Identity/certificate``.
+    ///
+    /// ```swift
+    /// let signers = try OpenPGP.Certificate.parse(publicKeyFileBytes)
+    /// for signature in opened.literal?.signatures ?? [] {
+    ///     print(signature.issuer, signature.checked(with: signers).outcome)
+    /// }
+    /// ```
+    public func checked(with certificates: [OpenPGP.Certificate]) -> OpenPGPSignature {
         if case .unchecked = outcome { return self }
         var copy = self
-        let all = keys.flatMap(\.keys)
+        let all = certificates.flatMap(\.key.keys)
         let key = all.first { key in
             if let fingerprint { return key.fingerprint == fingerprint }
             return keyID == key.keyID

@@ -46,6 +46,9 @@ public final class Decryptor: @unchecked Sendable {
 
     deinit { Crypto.cleanse(&held) }
 
+    /// Whether the header is read (and the keys derived): no later `update` derives a key.
+    var isPastHeader: Bool { serial.withLock { _ in engine.isPastHeader } }
+
     /// Feeds the next bytes of the message. Releases nothing: a malformed header or
     /// the wrong kind of credential throws here, everything else at `finalize()`.
     /// After `finalize()`, throws `alreadyFinalized`.
@@ -111,6 +114,12 @@ package final class DecryptorEngine {
         credential = .keys(keys)
         iterations = KeyDerivation.iterations
         self.legacyFormats = legacyFormats
+    }
+
+    /// Whether the header is read (or the engine finished): `update` derives no key any more.
+    package var isPastHeader: Bool {
+        if case .header = state { return false }
+        return true
     }
 
     /// Feeds the next bytes of the message; returns plaintext that is

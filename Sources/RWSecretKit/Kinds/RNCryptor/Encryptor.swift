@@ -41,13 +41,19 @@ public final class Encryptor: @unchecked Sendable {
     /// - Throws: `RNCryptorError.invalidSaltSize` unless each salt is 8 bytes,
     ///   `.invalidIVSize` unless `iv` is 16 bytes, `.iterationsOutOfRange` unless
     ///   `iterations` is in 1...`KeyDerivation.maximumIterations`.
-    package init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8],
+    package convenience init(password: SecretBytes, encryptionSalt: [UInt8], hmacSalt: [UInt8], iv: [UInt8],
                 iterations: Int = 10_000) throws(RNCryptorError) {
         for salt in [encryptionSalt, hmacSalt] where salt.count != MessageHeader.saltSize { throw .invalidSaltSize(salt.count) }
         try RNCryptorError.check(iv: iv)
         try RNCryptorError.check(iterations: iterations)
         let derived = KeyDerivation.keys([(password, encryptionSalt), (password, hmacSalt)], iterations: iterations)
-        self.header = MessageHeader(salts: (encryptionSalt, hmacSalt), iv: iv)
+        self.init(salts: (encryptionSalt, hmacSalt), iv: iv, derived: derived)
+    }
+
+    /// A password-based encryptor whose keys are derived already (`derived`: the encryption
+    /// key, then the HMAC key, from `salts`); the salts and IV are checked.
+    init(salts: (encryption: [UInt8], hmac: [UInt8]), iv: [UInt8], derived: [SecretBytes]) {
+        self.header = MessageHeader(salts: salts, iv: iv)
         authenticator = Authenticator(key: derived[1])
         cipher = Cipher(.encrypt, key: derived[0], iv: iv)
     }
@@ -109,6 +115,6 @@ extension Encryptor {
     /// RNCryptor v3's 10,000, the only count other RNCryptor readers assume.
     public static let defaultIterations = KeyDerivation.iterations
 
-    /// The most PBKDF2 iterations ``init(password:iterations:)`` accepts (`Int32.max`).
+    /// The most PBKDF2 iterations `init(password:iterations:)` accepts (`Int32.max`).
     public static let maximumIterations = KeyDerivation.maximumIterations
 }

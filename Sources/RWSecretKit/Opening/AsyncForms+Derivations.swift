@@ -1,0 +1,105 @@
+// The async forms of the calls that derive a key from a passphrase outside an opening call
+// (making a message, reading a protected key): each runs the derivation through `BlockingWork`,
+// on a thread of the library's scheduler, while the awaiting task is suspended.
+
+extension Encryptor {
+    /// `init(password:)` without holding a Swift concurrency thread during its key
+    /// derivation (PBKDF2, twice).
+    public convenience init(password: SecretBytes) async {
+        try! await self.init(password: password, iterations: KeyDerivation.iterations)  // 10,000 is in range
+    }
+
+    /// `init(password:iterations:)` without holding a Swift concurrency thread during its key
+    /// derivation (PBKDF2, twice).
+    ///
+    /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
+    ///   1...``maximumIterations``.
+    public convenience init(password: SecretBytes, iterations: Int) async throws(RNCryptorError) {
+        try RNCryptorError.check(iterations: iterations)
+        let salts = (encryption: Crypto.randomBytes(count: MessageHeader.saltSize), hmac: Crypto.randomBytes(count: MessageHeader.saltSize))
+        let iv = Crypto.randomBytes(count: Crypto.blockSize)
+        let derived = await BlockingWork.run { () -> [SecretBytes] in
+            KeyDerivation.keys([(password, salts.encryption), (password, salts.hmac)], iterations: iterations)
+        }
+        self.init(salts: salts, iv: iv, derived: derived)
+    }
+}
+
+extension Decryptor {
+    /// `update(_:)` without holding a Swift concurrency thread: until the header is read (the
+    /// piece that completes a password-based message's header derives its keys, PBKDF2), the
+    /// update runs on a thread of the library's pool while the task is suspended; after it,
+    /// where nothing is derived any more, on the caller's thread at once.
+    public func update(_ data: some RandomAccessCollection<UInt8>) async throws(RNCryptorError) {
+        // The blocking form, named from a closure that is not async (here the async one would be).
+        if isPastHeader { return try { () throws(RNCryptorError) in try self.update(data) }() }
+        let piece = Array(data)
+        try await BlockingWork.run { () throws(RNCryptorError) in try self.update(piece) }
+    }
+}
+
+extension Age.Writer {
+    /// `init(passphrase:workFactor:armor:)` without holding a Swift concurrency thread during
+    /// scrypt.
+    public convenience init(passphrase: SecretBytes, workFactor: Int = 18, armor: Bool = false) async {
+        let logN = Self.clamped(workFactor)
+        let made = await BlockingWork.run { () -> Handed<AgeEncryptor> in
+            Handed(value: AgeEncryptor(password: passphrase, workFactor: logN, armor: armor))
+        }
+        self.init(encryptor: made.value)
+    }
+}
+
+extension Age.Identity {
+    /// `parseSSH(_:name:passphrase:)` without holding a Swift concurrency thread during a
+    /// protected key's bcrypt-pbkdf.
+    public static func parseSSH(_ text: String, name: String, passphrase: SecretBytes?) async throws(Age.KeyError) -> Age.Identity? {
+        try await BlockingWork.run { () throws(Age.KeyError) -> Age.Identity? in try parseSSH(text, name: name, passphrase: passphrase) }
+    }
+}
+
+extension Age.EncryptedIdentityFile {
+    /// `open(passphrase:)` without holding a Swift concurrency thread during scrypt.
+    public func open(passphrase: SecretBytes) async throws(Age.KeyError) -> [UInt8]? {
+        try await BlockingWork.run { () throws(Age.KeyError) -> [UInt8]? in try self.open(passphrase: passphrase) }
+    }
+}
+
+extension OpenPGP.Identity {
+    /// `parse(_:name:passphrase:)` without holding a Swift concurrency thread during a
+    /// protected key's S2K (an iterated hash, or Argon2).
+    public static func parse(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes? = nil) async throws(OpenPGP.KeyError) -> [OpenPGP.Identity] {
+        let held = SecretBytes(bytes)
+        return try await BlockingWork.run { () throws(OpenPGP.KeyError) -> [OpenPGP.Identity] in
+            try held.reading { (raw) throws(OpenPGP.KeyError) in try parse(raw, name: name, passphrase: passphrase) }
+        }
+    }
+
+    /// `parse(_:name:asking:)` without holding a Swift concurrency thread during a protected
+    /// key's S2K. `passphrase` is called on the library's worker thread, at most once, and only
+    /// when a protected key is met.
+    public static func parse(_ bytes: some Collection<UInt8>, name: String,
+                             asking passphrase: @escaping @Sendable () -> SecretBytes?) async throws(OpenPGP.KeyError) -> [OpenPGP.Identity] {
+        let held = SecretBytes(bytes)
+        return try await BlockingWork.run { () throws(OpenPGP.KeyError) -> [OpenPGP.Identity] in
+            try held.reading { (raw) throws(OpenPGP.KeyError) in try parse(raw, name: name, asking: passphrase) }
+        }
+    }
+
+    /// `init(_:name:passphrase:)` without holding a Swift concurrency thread during a protected
+    /// key's S2K.
+    public init(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes? = nil) async throws(OpenPGP.KeyError) {
+        let keys = try await Self.parse(bytes, name: name, passphrase: passphrase)
+        guard keys.count == 1 else { throw OpenPGP.KeyError(.malformed, "\(keys.count) keys in one file where one was expected (parse reads them all)") }
+        self = keys[0]
+    }
+}
+
+extension SecretBytes {
+    /// `withUnsafeBytes` for a body that throws one error type.
+    fileprivate func reading<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+        var result: Result<T, E>?
+        withUnsafeBytes { raw in result = Result { () throws(E) -> T in try body(raw) } }
+        return try result!.get()
+    }
+}
