@@ -92,16 +92,26 @@ struct BinaryDecryption {
         let read: (head: [UInt8], taken: [UInt8])
         do { read = try Self.firstBytes(input) } catch { return report(shown, "\(error)", .ioError) }
         if KindRegistry.isOtherKind(read.head[...]) {
-            guard let kind = KindRegistry.wholeInputKind(read.head.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
             // The progress line goes on over the kind's reads.
             let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
-            let rest = KindInput(PrefixedSource(prefix: read.taken, rest: DescriptorSource(input, counted: read.taken.count, progress: progress.map { progress in
-                { done in progress.update(bytesDone: Int64(done), total: total) }
-            })))
+            let counted = progress.map { progress in { (done: Int) in progress.update(bytesDone: Int64(done), total: total) } }
+            // A regular file is read with pread from its start (again for a password asked for on a
+            // terminal), and fails if it changes while it is read; a stream goes on after its first bytes.
+            let message: Decryption.WholeMessage?
+            if input.isRegularFile {
+                message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd), progress: counted, failsIfChanged: before != nil)
+            } else {
+                var done = read.taken.count
+                message = Decryption.WholeMessage(prefix: read.taken, read: { buffer throws(Errno) in
+                    let n = try input.read(into: buffer.baseAddress!, count: buffer.count)
+                    done += n
+                    counted?(done)
+                    return n
+                })
+            }
+            guard let message else { return report(shown, KindDecryption.openPGPHint, .failure) }
             return try KindDecryption(session: session, identities: identities)
-                .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
-                     inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
-                     again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
+                .run(message, source: shown, destination: destination, outputName: output ?? "-")
         }
         // On a terminal, a message no password opened is tried once more with the password the
         // person is asked for (AskWhenNothingOpens), read again from the start: a regular file only

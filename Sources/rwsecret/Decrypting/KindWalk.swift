@@ -11,13 +11,12 @@ import RWSecretKit
 /// (`--memory` over --jobs) is opened alone too, with the whole budget; the others use their
 /// share each, so the files in flight stay within the budget together.
 extension KindDecryption {
-    /// The work of the whole file `input`, of `kind`, at --jobs 2 and more.
-    func wholeFile<K: MessageKind>(_ kind: K.Type, input: InputFile, index: Int) throws -> KindWork {
-        nonisolated(unsafe) let input = input  // read with pread only
-        let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(K.name), wholeFile: true)
-        let perTry = MessageKinds.memoryPerTry(kind, input: KindInput(PreadSource(input)))
+    /// The work of the whole file `message` (the regular file `input`) at --jobs 2 and more.
+    func wholeFile(_ message: Decryption.WholeMessage, input: InputFile, index: Int) throws -> KindWork {
+        let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: message.kind, wholeFile: true)
+        let perTry = message.memoryPerTry
         // The memory each file in flight may use (read only for a costly kind: cheap ones try one at a time).
-        let share = perTry == nil ? 0 : MemoryBudget.resolve(option: session.memoryOption).bytes / session.jobs
+        let share = perTry == nil ? 0 : memory / session.jobs
         var alone = session.decryption.wholeFiles.first() || (perTry ?? 0) > share
         if !alone && session.client.runOnlyPasswords.isEmpty {
             // With nothing in the chain this record stops the run (the empty-chain line), which only
@@ -31,7 +30,7 @@ extension KindDecryption {
         }
         if alone {
             return .alone { [self] in
-                let made = try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })
+                let made = try record(message, place: place)
                 if let winner = made.winner { session.decryption.gate.opened(winner.name) }
                 return [made]
             }
@@ -39,15 +38,7 @@ extension KindDecryption {
         let bytes = Int((try? input.status().st_size) ?? 0)
         let make: @Sendable (Int, Int) -> KindRecord = { [self] threads, position in
             do {
-                return try record(kind, KindInput(PreadSource(input)), place: place, opening: { sink, offered in
-                    do {
-                        return try session.decryption.walk(kind, input: { KindInput(PreadSource(input)) }, identities: identities, position: position,
-                                                           budget: TryBudget(jobs: threads, memory: share, kdfWork: session.kdfWork),
-                                                           costly: perTry != nil, into: sink, offered: &offered)
-                    } catch let error as StoreError {
-                        throw CommandFailure(error)
-                    }
-                })
+                return try record(message, place: place, position: position, threads: threads, memory: share)
             } catch {
                 // A store that fails on a pipeline thread fails this record (as for `!vault` values).
                 let reason = (error as? CommandFailure)?.message ?? "\(error)"
@@ -56,5 +47,4 @@ extension KindDecryption {
         }
         return .items([(bytes, make, true)])
     }
-
 }
