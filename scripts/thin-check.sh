@@ -22,7 +22,6 @@ dir="$repo/.build/thin-check"
 not_yet_thin='
 Decrypting/BinaryDecryption.swift
 Decrypting/KindDecryption.swift
-Decrypting/KindWalk.swift
 Decrypting/MemoryBudget.swift
 Decrypting/Signatures+OpenPGP.swift
 Commands/Decrypt.swift

@@ -322,3 +322,52 @@ package final class HeldDescriptor: Sendable {
 
     deinit { close(fd) }
 }
+
+extension Decryption {
+    /// Whether the run was given something of its own to try (its passwords, or `identities`'
+    /// files): then the store opens only when those do not open a message.
+    public func hasOwnCredentials(identities: IdentityChain) -> Bool {
+        !client.runOnlyPasswords.isEmpty || !identities.fileIdentities().isEmpty
+    }
+
+    /// Whether the chain holds no password at all, the store's included (opened now, the first
+    /// time). Throws what opening the store threw (a `StoreError`).
+    public func chainHasNoPassword() throws -> Bool {
+        try client.chainHead()?.chainPasswords().isEmpty ?? true
+    }
+
+    /// How a whole file is opened in a run of `--jobs` N (``placement(of:identities:memory:)``).
+    public struct Placement: Sendable {
+        /// Opened alone, with the whole memory budget, once every message before it is done (on
+        /// the reading thread): tell the run what opened it (``openedAlone(by:)``).
+        public let alone: Bool
+        /// The memory its costly tries may use on the pipeline (its share of the budget).
+        public let memory: Int
+    }
+
+    /// How the whole file `message` is opened at `--jobs` N with a `memory` budget: alone
+    /// when it is the run's first (it opens the store when it needs it and finds the first
+    /// winner, which the files after it try first), when its one costly try needs more than its
+    /// share (the budget over the jobs), when the run's own credentials are only identity files
+    /// (the store may be needed still) or the chain holds no password (its record may stop the
+    /// run); else on the pipeline, N at a time within the budget. Opens the store when the
+    /// run was given nothing of its own; throws what that threw.
+    public func placement(of message: WholeMessage, identities: IdentityChain, memory: Int) throws -> Placement {
+        let perTry = message.memoryPerTry
+        // The memory each file in flight may use (read only for a costly kind: cheap ones try one at a time).
+        let share = perTry == nil ? 0 : memory / options.jobs
+        var alone = wholeFiles.first() || (perTry ?? 0) > share
+        if !alone && client.runOnlyPasswords.isEmpty {
+            // With `--identity` files the store may not be open yet (it opens only when they
+            // fail): one at a time. Else the first file opened it.
+            alone = !identities.fileIdentities().isEmpty ? true : try chainHasNoPassword()
+        }
+        return Placement(alone: alone, memory: share)
+    }
+
+    /// A whole file opened alone (``Placement/alone``) was opened by `opener`: the walks of
+    /// the files after it try its password first.
+    public func openedAlone(by opener: Opener) {
+        if case .password(let password) = opener { gate.opened(password.name) }
+    }
+}

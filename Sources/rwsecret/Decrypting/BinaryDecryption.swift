@@ -30,8 +30,8 @@ struct BinaryDecryption {
         var text = [UInt8](repeating: 0, count: Int(size))
         let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
         guard n == Int(size), MessageRows.kind(of: text.prefix(1 << 16)) == .text else { return nil }
-        if KindRegistry.mayBeYAML(text) {
-            return AnsibleVaultKind.vaultValues(inYAML: text).isEmpty
+        if Decryption.WholeMessage.mayBeYAML(text) {
+            return Decryption.WholeMessage.vaultValues(inYAML: text).isEmpty
                 ? NotAMessage.yamlWithoutVault.description
                 : "a YAML file with `!vault` values: they open without --binary, one record each"
         }

@@ -31,6 +31,13 @@ struct KindDecryption {
         }
     }
 
+    /// The folder of the private file for a destination that is not a file: `$TMPDIR` when set
+    /// and not empty, else `/tmp`.
+    static var temporaryFolder: String {
+        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+        return "/tmp"
+    }
+
     /// Why a message whose regular input changed while it was read released nothing.
     static let inputChanged = "the input changed while it was read"
 
@@ -80,9 +87,9 @@ struct KindDecryption {
     /// changed while it was read releases nothing (74, as for an RNCryptor message).
     func run(_ message: Decryption.WholeMessage, source name: String, destination: VerifiedStream.Destination, outputName: String) throws -> ExitStatus {
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = folderPart(of: path.string) } else { folder = Self.temporaryFolder }
         let file: PrivateFile
-        do { file = try PrivateFile(in: folder, needsName: { if case .file = destination { true } else { false } }()) } catch {
+        do { file = try PrivateFile(in: FilePath(folder), needsName: { if case .file = destination { true } else { false } }()) } catch {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
         }
         let opened: Decryption.Opened
@@ -110,18 +117,18 @@ struct KindDecryption {
         do {
             switch destination {
             case .file(let path):
-                try file.link(as: path.string)
+                try file.link(as: path)
             case .descriptor(let fd):
-                try file.copy(to: fd.rawValue)
+                try file.move(to: fd)
             case .openedLater(let path):
-                let fd = try retryingOnInterrupt { Glibc.open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
+                let fd = try retryingEINTR { Glibc.open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
                 defer { close(fd) }
                 var info = stat()
                 if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
-                try file.copy(to: fd)
+                try file.move(to: FileDescriptor(rawValue: fd))
             }
         } catch {
-            if error.isBrokenPipe, case .descriptor = destination { return .success }
+            if error == .brokenPipe, case .descriptor = destination { return .success }
             return report(outputName, "\(error)", .ioError)
         }
         if let bad = literal?.badSignatureLine { return report(name, bad, .failure) }
@@ -246,6 +253,8 @@ enum KindWork {
 extension KindDecryption {
     /// A whole file's plaintext is kept in memory in line mode up to this size (larger: --binary).
     static let lineModeLimit = 64 << 20
+    /// The first bytes of an input looked at for YAML (those the library finds a kind from).
+    static let lookLength = 1024
     /// A YAML file is searched for `!vault` values up to this size.
     static let yamlLimit = 16 << 20
 
@@ -261,7 +270,7 @@ extension KindDecryption {
         typealias Item = (bytes: Int, place: RecordWriter.Place, make: @Sendable () throws -> KindRecord)
         let items: [Item]
         nonisolated(unsafe) let input = input  // read with pread only, by one item at a time
-        let prefix = try readAt(input, count: detectionLength)
+        let prefix = try readAt(input, count: Self.lookLength)
         // A whole file: at --jobs 1 opened here; else on the pipeline's threads, walking the
         // chain in the run's `SearchGate` order (`wholeFile(_:input:index:)`).
         if let message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd)) {
@@ -280,14 +289,14 @@ extension KindDecryption {
                 }
             }, false)
         }
-        guard !session.client.runOnlyPasswords.isEmpty || !identities.fileIdentities().isEmpty else {
+        guard session.decryption.hasOwnCredentials(identities: identities) else {
             // The store opens here (a failure stops the run, 69); with nothing in the chain, the
             // run stops at the first record that needs a password: made here, in order.
-            let passwords: [ChainPassword]
-            do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+            let empty: Bool
+            do { empty = try session.decryption.chainHasNoPassword() } catch let error as StoreError {
                 throw CommandFailure(error)
             }
-            if passwords.isEmpty { return .records(try items.map { try $0.make() }) }
+            if empty { return .records(try items.map { try $0.make() }) }
             return .items(items.map { onPipeline($0) })
         }
         // With what the run was given (passwords, --identity files), the store opens only when
@@ -337,7 +346,7 @@ extension KindDecryption {
             rows = try MessageRows(input, idColumn: false)
             return nil
         }
-        let prefix = try readAt(input, count: detectionLength)
+        let prefix = try readAt(input, count: Self.lookLength)
         if let message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd)) {
             let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: message.kind, wholeFile: true)
             return [try record(message, place: place)]
@@ -422,19 +431,13 @@ extension KindDecryption {
         return nil
     }
 
-    /// Whether YAML `text` has a `!vault` tag (`KindRegistry.mentionsVault`).
-    static func mentionsVault(_ text: [UInt8]) -> Bool { KindRegistry.mentionsVault(text) }
-
-    /// Whether the first significant line looks like YAML (`KindRegistry.mayBeYAML`).
-    static func mayBeYAML(_ prefix: [UInt8]) -> Bool { KindRegistry.mayBeYAML(prefix) }
-
     private func readAt(_ input: InputFile, count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
             let n = bytes.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, count - done, off_t(done)) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CommandFailure(.ioError, "\(Output.escaped(input.name)): \(SystemError(code: errno))") }
+            if n < 0 { throw CommandFailure(.ioError, "\(Output.escaped(input.name)): \(Errno(rawValue: errno))") }
             if n == 0 { break }
             done += n
         }

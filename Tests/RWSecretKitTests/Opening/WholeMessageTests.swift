@@ -100,4 +100,24 @@ struct WholeMessageTests {
         #expect(Decryption.WholeMessage.vaultValues(inYAML: Array("a: 1\n".utf8)).isEmpty)
         #expect(Decryption.WholeMessage.mentionsVault(Array("a: !vault\n".utf8)))
     }
+
+    @Test("a run's whole files at --jobs 2: the first alone, then on the pipeline with no memory share for a cheap kind; what the run was given; an empty chain")
+    func placement() throws {
+        let message = try #require(Decryption.WholeMessage(bytes: try Self.fixture("ansible-1.1.vault")))
+        let given = Decryption(client: PasswordClient(runOnly: [ChainPassword(name: "a", secret: SecretBytes(utf8: "a"))]) { nil },
+                               options: Decryption.Options(jobs: 2))
+        #expect(given.hasOwnCredentials(identities: IdentityChain(files: [])))
+        #expect(try !given.chainHasNoPassword())
+        #expect(try given.placement(of: message, identities: IdentityChain(files: []), memory: 1 << 30).alone)
+        given.openedAlone(by: .password(ChainPassword(name: "a", secret: SecretBytes(utf8: "a"))))
+        let second = try given.placement(of: message, identities: IdentityChain(files: []), memory: 1 << 30)
+        #expect(!second.alone)
+        #expect(second.memory == 0)
+
+        let nothing = Decryption(client: PasswordClient(runOnly: []) { nil }, options: Decryption.Options(jobs: 2))
+        #expect(!nothing.hasOwnCredentials(identities: IdentityChain(files: [])))
+        #expect(try nothing.chainHasNoPassword())
+        _ = try nothing.placement(of: message, identities: IdentityChain(files: []), memory: 1 << 30)
+        #expect(try nothing.placement(of: message, identities: IdentityChain(files: []), memory: 1 << 30).alone)
+    }
 }
