@@ -26,7 +26,6 @@ Decrypting/MemoryBudget.swift
 Decrypting/Signatures+OpenPGP.swift
 Commands/Decrypt.swift
 Credentials/IdentityChain.swift
-Commands/Encrypt+Age.swift
 '
 
 mode=package

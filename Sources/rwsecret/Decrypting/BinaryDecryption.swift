@@ -40,12 +40,12 @@ struct BinaryDecryption {
 
     /// The input's first `detectionLength` bytes (fewer at its end) for the registry, and those
     /// of them taken from the input (a stream's; none of a regular file's, read with pread).
-    static func firstBytes(_ input: InputFile) throws(SystemError) -> (head: [UInt8], taken: [UInt8]) {
-        var head = [UInt8](repeating: 0, count: detectionLength)
+    static func firstBytes(_ input: InputFile) throws(Errno) -> (head: [UInt8], taken: [UInt8]) {
+        var head = [UInt8](repeating: 0, count: KindDecryption.lookLength)
         var done = 0
         if input.isRegularFile {
             while done < head.count {
-                let n = try retryingOnInterrupt { head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) } }
+                let n = try retryingEINTR { head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) } }
                 if n == 0 { break }
                 done += n
             }
@@ -71,7 +71,7 @@ struct BinaryDecryption {
         let shown = name == "-" ? "-" : name
         let input: InputFile
         do { input = try InputFile(name) } catch {
-            return report(shown, "\(error)", error.isMissingInput ? .noInput : .ioError)
+            return report(shown, "\(error)", error.meansNoInput ? .noInput : .ioError)
         }
         let destination: VerifiedStream.Destination
         switch try self.destination(input: input) {
@@ -197,7 +197,7 @@ struct BinaryDecryption {
         switch kind {
         case .replaceable:
             // Refused before anything is read (a password asked): see `noUnnamedFiles`.
-            if !PrivateFile.canBeUnnamed(in: folder(of: output)) {
+            if !PrivateFile.canBeUnnamed(in: FilePath(folderPart(of: output))) {
                 return .refused(report(output, Self.noUnnamedFile(output), .cannotCreate))
             }
             return .chosen(.file(FilePath(output)))
@@ -214,7 +214,7 @@ struct BinaryDecryption {
     /// Why OUT, whose folder made no unnamed file, is refused: a pseudo filesystem (proc,
     /// sysfs) takes no new file at all; any other lacks `O_TMPFILE`.
     static func noUnnamedFile(_ output: String) -> String {
-        OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, SystemError(code: ENOENT)) : noUnnamedFiles
+        OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, Errno.noSuchFileOrDirectory) : noUnnamedFiles
     }
 
     static let noUnnamedFiles = "cannot create: its folder's filesystem cannot make unnamed files (O_TMPFILE), and a killed run would leave plaintext there under a temporary name; write OUT on another filesystem, or to stdout"

@@ -172,8 +172,7 @@ struct KindDecryption {
             return ("no password opened this \(what) (tried \(tried))", .failure)
         case .readFailed:
             let error = failure.errno ?? .ioError
-            let missing: Set<Errno> = [.noSuchFileOrDirectory, .permissionDenied, .isDirectory, .notDirectory, .tooManySymbolicLinkLevels, .fileNameTooLong]
-            return ("\(error)", missing.contains(error) ? .noInput : .ioError)
+            return ("\(error)", error.meansNoInput ? .noInput : .ioError)
         case .tooLarge:
             return ("\(what) whose plaintext is larger than \((failure.plaintextLimit ?? 0) >> 20) MiB: use --binary -o FILE", .failure)
         case .badPadding where failure.kind == .ansibleVault:
