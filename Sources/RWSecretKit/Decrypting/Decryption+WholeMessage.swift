@@ -159,11 +159,15 @@ extension Decryption {
     /// failure's code is `tooLarge`), and returned only once the message verified.
     ///
     /// - Parameters:
+    ///   - message: the message, and where its bytes are read from.
+    ///   - identities: the run's identities: its files' first, the store's (read the first
+    ///     time they are needed) after; one that opens it goes first from now on.
     ///   - memory: the bytes the costly tries at once may use (a share of a run's budget).
     ///   - threads: the threads they may use.
     ///   - position: on a run's pipeline (``OrderedPipeline``), its place: the chain is walked
     ///     in the run's order (the latest winner first, then the nearest neighbours'), as
     ///     messages in flight share it. Nil: one message alone, in chain order.
+    ///   - plaintextLimit: the most plaintext kept in memory, in bytes.
     ///   - what: when given and no password opened a password-based message that can be read
     ///     again, the run's reporter is asked (naming `what`) and its password tried alone.
     /// - Throws: what opening the store threw (a `StoreError`).
