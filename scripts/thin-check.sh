@@ -22,9 +22,7 @@ dir="$repo/.build/thin-check"
 not_yet_thin='
 Decrypting/BinaryDecryption.swift
 Decrypting/KindDecryption.swift
-Decrypting/KindWalk.swift
 Commands/Decrypt.swift
-Commands/Encrypt+Age.swift
 '
 
 mode=package

@@ -22,7 +22,8 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
         public static let needsKey = Code(3)
         /// The key given did not open this key-based RNCryptor message.
         public static let keyDidNotOpen = Code(4)
-        /// The RNCryptor message's HMAC verified but its padding is broken.
+        /// The message's MAC verified but its padding is broken (an RNCryptor message, an
+        /// Ansible Vault): it was made so by a faulty writer, not changed on the way.
         public static let badPadding = Code(5)
         /// No password of the chain opened the RNCryptor message (``DecryptionFailure/tried``).
         public static let noPasswordOpened = Code(6)
@@ -77,10 +78,11 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
         case .create: .createFailed
         case .write: .writeFailed
         case .temporaryFile: .temporaryFileFailed
-        case .kind(_, let error, _):
+        case .kind(let name, let error, _):
             switch error {
             case .armor, .header, .workFactorTooHigh, .refused, .packetInside: .format
             case .noMatch: .noCredentialOpened
+            case .payload("bad padding") where name == .ansibleVault: .badPadding
             case .headerMAC, .payload: .notAuthentic
             case .tooLarge: .tooLarge
             case .outOfMemory: .outOfMemory
@@ -121,6 +123,19 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
     /// The temporary folder whose private file failed (code `temporaryFileFailed`): `$TMPDIR`, else /tmp.
     public var temporaryFolder: String? {
         if case .temporaryFile(_, let folder) = reason { folder } else { nil }
+    }
+
+    /// What a message of another kind that no credential opened is for (code
+    /// `noCredentialOpened`): an age file's recipient stanza types (`scrypt`, `X25519`,
+    /// `ssh-ed25519`, …, in its order), an OpenPGP message's key IDs (16 hex digits, as gpg
+    /// names them); empty for the others.
+    public var recipients: [String] {
+        if case .kind(_, .noMatch(let recipients), _) = reason { recipients } else { [] }
+    }
+
+    /// The in-memory limit a plaintext went over (code `tooLarge`), in bytes; nil for the others.
+    public var plaintextLimit: Int? {
+        if case .kind(_, .tooLarge(let limit), _) = reason { limit } else { nil }
     }
 
     /// The kind of message a failure of another kind concerns (age, OpenPGP, Ansible Vault);

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RWSecretKit
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +46,7 @@ extension RWSecret.Encrypt {
         let name = files.first ?? "-"
         let input: InputFile
         do { input = try InputFile(name) } catch {
-            throw CommandFailure(error.isMissingInput ? .noInput : .ioError, "\(Output.escaped(name)): \(error)")
+            throw CommandFailure(error.meansNoInput ? .noInput : .ioError, "\(Output.escaped(name)): \(error)")
         }
         let destination: OutputFile
         if let output, output != "-" {
@@ -65,11 +66,11 @@ extension RWSecret.Encrypt {
                 throw CommandFailure(.cannotCreate, "\(Output.escaped(output)): cannot create: \(error)")
             }
         } else {
-            if StandardStreams.wasClosed(STDOUT_FILENO) { throw CommandFailure(.ioError, "stdout: \(SystemError(code: EBADF)) (stdout is closed)") }
+            if StandardStreams.wasClosed(STDOUT_FILENO) { throw CommandFailure(.ioError, "stdout: \(Errno.badFileDescriptor) (stdout is closed)") }
             destination = OutputFile()
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        defer { Crypto.cleanse(&buffer) }
+        defer { SecretBytes.cleanse(&buffer) }
         // Which side failed: a write names OUT (or stdout), a read the input.
         var reading = false
         do {
@@ -82,8 +83,8 @@ extension RWSecret.Encrypt {
             }
             try encryptor.finalize().withUnsafeBytes { try destination.write($0) }
             try destination.commit()
-        } catch let error as SystemError {
-            if error.isBrokenPipe && (output == nil || output == "-") { return .success }
+        } catch let error as Errno {
+            if error == .brokenPipe && (output == nil || output == "-") { return .success }
             let failed = reading ? name : output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout"
             throw CommandFailure(.ioError, "\(Output.escaped(failed)): \(error)")
         }

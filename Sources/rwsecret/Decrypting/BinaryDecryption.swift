@@ -30,8 +30,8 @@ struct BinaryDecryption {
         var text = [UInt8](repeating: 0, count: Int(size))
         let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
         guard n == Int(size), MessageRows.kind(of: text.prefix(1 << 16)) == .text else { return nil }
-        if KindRegistry.mayBeYAML(text) {
-            return AnsibleVaultKind.vaultValues(inYAML: text).isEmpty
+        if Decryption.WholeMessage.mayBeYAML(text) {
+            return Decryption.WholeMessage.vaultValues(inYAML: text).isEmpty
                 ? NotAMessage.yamlWithoutVault.description
                 : "a YAML file with `!vault` values: they open without --binary, one record each"
         }
@@ -40,12 +40,12 @@ struct BinaryDecryption {
 
     /// The input's first `detectionLength` bytes (fewer at its end) for the registry, and those
     /// of them taken from the input (a stream's; none of a regular file's, read with pread).
-    static func firstBytes(_ input: InputFile) throws(SystemError) -> (head: [UInt8], taken: [UInt8]) {
-        var head = [UInt8](repeating: 0, count: detectionLength)
+    static func firstBytes(_ input: InputFile) throws(Errno) -> (head: [UInt8], taken: [UInt8]) {
+        var head = [UInt8](repeating: 0, count: KindDecryption.lookLength)
         var done = 0
         if input.isRegularFile {
             while done < head.count {
-                let n = try retryingOnInterrupt { head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) } }
+                let n = try retryingEINTR { head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) } }
                 if n == 0 { break }
                 done += n
             }
@@ -71,7 +71,7 @@ struct BinaryDecryption {
         let shown = name == "-" ? "-" : name
         let input: InputFile
         do { input = try InputFile(name) } catch {
-            return report(shown, "\(error)", error.isMissingInput ? .noInput : .ioError)
+            return report(shown, "\(error)", error.meansNoInput ? .noInput : .ioError)
         }
         let destination: VerifiedStream.Destination
         switch try self.destination(input: input) {
@@ -92,16 +92,26 @@ struct BinaryDecryption {
         let read: (head: [UInt8], taken: [UInt8])
         do { read = try Self.firstBytes(input) } catch { return report(shown, "\(error)", .ioError) }
         if KindRegistry.isOtherKind(read.head[...]) {
-            guard let kind = KindRegistry.wholeInputKind(read.head.prefix(detectionLength)) else { return report(shown, KindDecryption.openPGPHint, .failure) }
             // The progress line goes on over the kind's reads.
             let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
-            let rest = KindInput(PrefixedSource(prefix: read.taken, rest: DescriptorSource(input, counted: read.taken.count, progress: progress.map { progress in
-                { done in progress.update(bytesDone: Int64(done), total: total) }
-            })))
+            let counted = progress.map { progress in { (done: Int) in progress.update(bytesDone: Int64(done), total: total) } }
+            // A regular file is read with pread from its start (again for a password asked for on a
+            // terminal), and fails if it changes while it is read; a stream goes on after its first bytes.
+            let message: Decryption.WholeMessage?
+            if input.isRegularFile {
+                message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd), progress: counted, failsIfChanged: before != nil)
+            } else {
+                var done = read.taken.count
+                message = Decryption.WholeMessage(prefix: read.taken, read: { buffer throws(Errno) in
+                    let n = try input.read(into: buffer.baseAddress!, count: buffer.count)
+                    done += n
+                    counted?(done)
+                    return n
+                })
+            }
+            guard let message else { return report(shown, KindDecryption.openPGPHint, .failure) }
             return try KindDecryption(session: session, identities: identities)
-                .run(kind: kind, input: rest, source: shown, destination: destination, outputName: output ?? "-",
-                     inputChanged: { before.map { KindDecryption.changed(input, since: $0) } ?? false },
-                     again: input.isRegularFile ? { KindInput(PreadSource(input)) } : nil)
+                .run(message, source: shown, destination: destination, outputName: output ?? "-")
         }
         // On a terminal, a message no password opened is tried once more with the password the
         // person is asked for (AskWhenNothingOpens), read again from the start: a regular file only
@@ -187,7 +197,7 @@ struct BinaryDecryption {
         switch kind {
         case .replaceable:
             // Refused before anything is read (a password asked): see `noUnnamedFiles`.
-            if !PrivateFile.canBeUnnamed(in: folder(of: output)) {
+            if !PrivateFile.canBeUnnamed(in: FilePath(folderPart(of: output))) {
                 return .refused(report(output, Self.noUnnamedFile(output), .cannotCreate))
             }
             return .chosen(.file(FilePath(output)))
@@ -204,7 +214,7 @@ struct BinaryDecryption {
     /// Why OUT, whose folder made no unnamed file, is refused: a pseudo filesystem (proc,
     /// sysfs) takes no new file at all; any other lacks `O_TMPFILE`.
     static func noUnnamedFile(_ output: String) -> String {
-        OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, SystemError(code: ENOENT)) : noUnnamedFiles
+        OutputPath.inPseudoFilesystem(output) ? OutputPath.createFailure(output, Errno.noSuchFileOrDirectory) : noUnnamedFiles
     }
 
     static let noUnnamedFiles = "cannot create: its folder's filesystem cannot make unnamed files (O_TMPFILE), and a killed run would leave plaintext there under a temporary name; write OUT on another filesystem, or to stdout"

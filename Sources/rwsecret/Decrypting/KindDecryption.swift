@@ -5,88 +5,41 @@ import Synchronization
 import Glibc
 #endif
 
-/// A whole message of another kind (age, Ansible Vault) from one input, opened with the chain's
-/// passwords (in chain order, the last winner first) and, for age, the identities (the store's
-/// and the run's `--identity` files, `IdentityChain`); the
-/// plaintext goes to a private unnamed file and is released to its destination (the `--binary`
-/// rules) only once everything that authenticates it has been checked.
+/// A whole message of another kind (age, OpenPGP, Ansible Vault) from one input, opened by the
+/// library's `Decryption.open` with the chain's passwords (in chain order, the last winner
+/// first) and the identities (the store's and the run's `--identity` files, `IdentityChain`);
+/// the plaintext goes to a private unnamed file and is released to its destination (the
+/// `--binary` rules) only once everything that authenticates it has been checked. This type
+/// words the outcome and gives the run's status.
 struct KindDecryption {
     let session: DecryptSession
     let identities: IdentityChain
-    /// What a message was offered: the passwords and identities tried or ready to try.
-    typealias Offered = Decryption.Offered
 
-    /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
-    /// `--identity` files: identities only to    /// Opens `input`, of `kind`, with what the run was given first (run-only passwords,
-    /// `--identity` files: identities only to an age file); only when none of those opens it is
-    /// the store opened (the first time) and its passwords and identities tried too
-    /// (`Decryption.openLazily`). A store that cannot be opened then throws (69), as before.
-    func openLazily<K: MessageKind>(_ kind: K.Type, input: KindInput, into sink: some PlaintextSink,
-                              offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
+    /// The memory the costly tries of one message may use (`--memory`).
+    var memory: Int { MemoryBudget.resolve(option: session.memoryOption).bytes }
+
+    /// Opens `message` into memory (`Decryption.open`): at `position` on the pipeline, walking
+    /// the chain in the run's order with `threads` and `memory`; else alone, asking on a
+    /// terminal after none opened it (naming `what`). A store that cannot be opened throws (69).
+    func open(_ message: Decryption.WholeMessage, position: Int? = nil, threads: Int? = nil, memory: Int? = nil,
+              askingAfter what: String?) throws -> Result<Decryption.Opened, Decryption.NotOpened> {
         do {
-            return try session.decryption.openLazily(kind, input: input, identities: identities, budget: budget, into: sink, offered: &offered)
+            return try session.decryption.open(message, identities: identities, memory: memory ?? self.memory, threads: threads ?? session.jobs,
+                                               position: position, plaintextLimit: Self.lineModeLimit, askingAfter: what)
         } catch let error as StoreError {
             throw CommandFailure(error)
         }
     }
 
-    /// The identities a message of `kind` is offered (`Decryption.fitting`).
-    static func fitting(_ identities: [NamedIdentity], to kind: any MessageKind.Type) -> [NamedIdentity] {
-        Decryption.fitting(identities, to: kind)
-    }
-
-    var budget: TryBudget {
-        TryBudget(jobs: session.jobs, memory: MemoryBudget.resolve(option: session.memoryOption).bytes, kdfWork: session.kdfWork)
+    /// The folder of the private file for a destination that is not a file: `$TMPDIR` when set
+    /// and not empty, else `/tmp`.
+    static var temporaryFolder: String {
+        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+        return "/tmp"
     }
 
     /// Why a message whose regular input changed while it was read released nothing.
     static let inputChanged = "the input changed while it was read"
-
-    /// Whether the regular file `input` changed (size, modification or change time) since its
-    /// status was `before`: VerifiedStream's rule for RNCryptor messages.
-    static func changed(_ input: InputFile, since before: stat) -> Bool {
-        guard let after = try? input.status() else { return true }
-        return before.st_size != after.st_size || before.st_mtim.tv_sec != after.st_mtim.tv_sec || before.st_mtim.tv_nsec != after.st_mtim.tv_nsec
-            || before.st_ctim.tv_sec != after.st_ctim.tv_sec || before.st_ctim.tv_nsec != after.st_ctim.tv_nsec
-    }
-
-    /// Whether `failure` is a password-based message that no password opened (the case that
-    /// asks on a terminal): an Ansible Vault, an age file with an scrypt stanza, an OpenPGP
-    /// message that passwords were tried on.
-    static func asks(after failure: KindFailure) -> Bool {
-        guard case .noMatch(let types) = failure.error else { return false }
-        switch failure.kind {
-        case .age: return types.contains("scrypt")
-        case .openpgp: return failure.tried > 0
-        default: return true
-        }
-    }
-
-    /// After the chain failed on `failure`'s message: the password asked for on a terminal,
-    /// tried alone on the message read `again` (nil: it cannot be read again, a pipe).
-    func retryAsked<K: MessageKind>(_ kind: K.Type, after failure: KindFailure, what: String, tried: [ChainPassword],
-                                    again: (() -> KindInput)?, into sink: some PlaintextSink) -> MessageKinds.Decrypted? {
-        guard let again, Self.asks(after: failure),
-              let password = session.decryption.askedPassword(after: what), !tried.contains(where: { $0.name == password.name }) else { return nil }
-        return try? Self.counted(kind, input: again(), passwords: [password], identities: [], budget: budget, into: sink)
-    }
-
-    /// Counts the password tries of one `MessageKinds.open` as key derivations (the library's
-    /// `Decryption.keyDerivations`, `--verbose`'s "key derivations").
-    static func count<K: MessageKind>(_ kind: K.Type, _ result: Result<MessageKinds.Decrypted, KindFailure>) {
-        Decryption.count(kind, result)
-    }
-
-    /// `MessageKinds.open`, counting its password tries as key derivations.
-    static func counted<K: MessageKind>(_ kind: K.Type, input: KindInput, passwords: [ChainPassword], identities: [NamedIdentity],
-                                        budget: TryBudget, into sink: some PlaintextSink) throws(KindFailure) -> MessageKinds.Decrypted {
-        let result: Result<MessageKinds.Decrypted, KindFailure>
-        do { result = .success(try MessageKinds.open(kind, input: input, passwords: passwords, identities: identities, budget: budget, into: sink)) } catch {
-            result = .failure(error)
-        }
-        count(kind, result)
-        return try result.get()
-    }
 
     /// The one line for an OpenPGP message that no kind takes (not a gpg -c message).
     static let openPGPHint = "an OpenPGP message of a form rwsecret does not open (use gpg -d)"
@@ -129,38 +82,33 @@ struct KindDecryption {
         return named
     }
 
-    /// Opens the message that `input` holds (`kind` recognised it), writing the plaintext to
-    /// `destination` once verified; reports the outcome and returns the run's status.
-    /// `inputChanged` says, once the message has verified, whether the input changed while it
-    /// was read (then nothing is released: 74, as for an RNCryptor message).
-    func run(kind: any MessageKind.Type, input: KindInput, source name: String, destination: VerifiedStream.Destination,
-             outputName: String, inputChanged: () -> Bool = { false }, again: (() -> KindInput)? = nil) throws -> ExitStatus {
+    /// Opens `message`, writing the plaintext to `destination` once verified; reports the
+    /// outcome and returns the run's status. A message made with `failsIfChanged` whose input
+    /// changed while it was read releases nothing (74, as for an RNCryptor message).
+    func run(_ message: Decryption.WholeMessage, source name: String, destination: VerifiedStream.Destination, outputName: String) throws -> ExitStatus {
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = folderPart(of: path.string) } else { folder = Self.temporaryFolder }
         let file: PrivateFile
-        do { file = try PrivateFile(in: folder, needsName: { if case .file = destination { true } else { false } }()) } catch {
+        do { file = try PrivateFile(in: FilePath(folder), needsName: { if case .file = destination { true } else { false } }()) } catch {
             return report(outputName, "cannot create: \(error)", .cannotCreate)
         }
-        var offered = Offered()
-        let opened: MessageKinds.Decrypted
-        switch try openLazily(kind, input: input, into: PrivateFilePlaintext(file: file), offered: &offered) {
-        case .success(let value): opened = value
-        case .failure(let error):
-            if inputChanged() { return report(name, Self.inputChanged, .ioError) }
-            if let retried = retryAsked(kind, after: error, what: name, tried: session.client.runOnlyPasswords, again: again, into: PrivateFilePlaintext(file: file)) {
-                opened = retried
-            } else {
-                let (reason, status) = words(error, identities: offered.identities)
+        let opened: Decryption.Opened
+        do {
+            switch try session.decryption.open(message, identities: identities, memory: memory, to: file, askingAfter: name) {
+            case .success(let value): opened = value
+            case .failure(let notOpened) where notOpened.failure.code == .inputChanged:
+                return report(name, Self.inputChanged, .ioError)
+            case .failure(let notOpened):
+                let (reason, status) = words(notOpened)
                 return report(name, reason, status)
             }
+        } catch let error as StoreError {
+            throw CommandFailure(error)
         }
-        if inputChanged() { return report(name, Self.inputChanged, .ioError) }
-        switch opened.openedBy {
-        case .identity(let name): identities.finished(openedBy: name)
-        default: session.client.messageFinished(openedBy: opened.openedBy)
-        }
-        session.global.verboseLine("kind: \(opened.kind.rawValue)")
-        if let cost = opened.cost { session.global.verboseLine(cost.words) }
+        // An identity goes first from now on already (`Decryption.open`).
+        if case .identity = opened.openedBy {} else { session.decryption.finished(openedBy: opened.openedBy) }
+        session.global.verboseLine("kind: \(opened.kind)")
+        if let cost = opened.cost { session.global.verboseLine(cost) }
         session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))")
         // Signatures are checked now, the message having verified (Signatures+OpenPGP.swift).
         let literal = opened.literal?.checkingSignatures(with: identities.signatureKeys())
@@ -169,18 +117,18 @@ struct KindDecryption {
         do {
             switch destination {
             case .file(let path):
-                try file.link(as: path.string)
+                try file.link(as: path)
             case .descriptor(let fd):
-                try file.copy(to: fd.rawValue)
+                try file.move(to: fd)
             case .openedLater(let path):
-                let fd = try retryingOnInterrupt { open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
+                let fd = try retryingEINTR { Glibc.open(path.string, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0o600) }
                 defer { close(fd) }
                 var info = stat()
                 if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { _ = ftruncate(fd, 0) }
-                try file.copy(to: fd)
+                try file.move(to: FileDescriptor(rawValue: fd))
             }
         } catch {
-            if error.isBrokenPipe, case .descriptor = destination { return .success }
+            if error == .brokenPipe, case .descriptor = destination { return .success }
             return report(outputName, "\(error)", .ioError)
         }
         if let bad = literal?.badSignatureLine { return report(name, bad, .failure) }
@@ -188,15 +136,18 @@ struct KindDecryption {
     }
 
     /// The reason a message of another kind did not open, and the run's status for it.
-    /// - Parameter identities: how many identities it was offered.
-    func words(_ failure: KindFailure, identities: Int) -> (String, ExitStatus) {
+    func words(_ notOpened: Decryption.NotOpened) -> (String, ExitStatus) {
+        let failure = notOpened.failure
+        let identities = notOpened.identitiesOffered
+        let tried = failure.tried ?? 0
         let what = switch failure.kind {
         case .age: "age file"
-        case .openpgp: "OpenPGP message"
+        case .openPGP: "OpenPGP message"
         default: "Ansible Vault"
         }
-        switch failure.error {
-        case .noMatch(let types) where failure.kind == .age:
+        switch failure.code {
+        case .noCredentialOpened where failure.kind == .age:
+            let types = failure.recipients
             let ours = types.filter { $0 == "scrypt" || $0 == "X25519" || $0 == "ssh-ed25519" || $0 == "ssh-rsa" }
             if ours.isEmpty {
                 return ("an age file for recipients that are not ours (\(types.joined(separator: ", "))): nothing here can open it", .failure)
@@ -210,23 +161,25 @@ struct KindDecryption {
                 return ("an age file for \(types.joined(separator: ", ")) recipients: none of the \(identities) identities opens it"
                         + " (give the key it was made for with --identity FILE)", .failure)
             }
-            return ("no password opened this age file (tried \(failure.tried))", .failure)
-        case .noMatch(let keyIDs) where failure.kind == .openpgp && !keyIDs.isEmpty:
+            return ("no password opened this age file (tried \(tried))", .failure)
+        case .noCredentialOpened where failure.kind == .openPGP && !failure.recipients.isEmpty:
             // As gpg names them: the key IDs in 16 hex digits.
+            let keyIDs = failure.recipients
             let keys = (keyIDs.count == 1 ? "key " : "keys ") + keyIDs.joined(separator: ", ")
             let holder = identities == 0 ? "which no identity holds (import its secret key: rwsecret identity import KEYFILE)" : "which none of the \(identities) identities holds"
-            return ("an OpenPGP message encrypted to \(keys), \(holder)" + (failure.tried > 0 ? "; no password opened it (tried \(failure.tried))" : ""), .failure)
-        case .noMatch:
-            return ("no password opened this \(what) (tried \(failure.tried))", .failure)
-        case .io(let error):
-            return ("\(error)", error.isMissingInput ? .noInput : .ioError)
-        case .tooLarge(let limit):
-            return ("\(what) whose plaintext is larger than \(limit >> 20) MiB: use --binary -o FILE", .failure)
-        case .payload("bad padding") where failure.kind == .ansibleVault:
+            return ("an OpenPGP message encrypted to \(keys), \(holder)" + (tried > 0 ? "; no password opened it (tried \(tried))" : ""), .failure)
+        case .noCredentialOpened:
+            return ("no password opened this \(what) (tried \(tried))", .failure)
+        case .readFailed:
+            let error = failure.errno ?? .ioError
+            return ("\(error)", error.meansNoInput ? .noInput : .ioError)
+        case .tooLarge:
+            return ("\(what) whose plaintext is larger than \((failure.plaintextLimit ?? 0) >> 20) MiB: use --binary -o FILE", .failure)
+        case .badPadding where failure.kind == .ansibleVault:
             // Ansible checks the HMAC first: the bytes are authentic, the file was made wrongly.
             return ("Ansible Vault: its HMAC verifies but its padding is bad (made by a faulty writer, not changed on the way); nothing released", .failure)
-        case .armor, .header, .workFactorTooHigh, .headerMAC, .payload, .packetInside, .refused, .outOfMemory:
-            return ("\(what): \(failure.error)", .failure)
+        default:
+            return ("\(failure)", .failure)
         }
     }
 
@@ -299,6 +252,8 @@ enum KindWork {
 extension KindDecryption {
     /// A whole file's plaintext is kept in memory in line mode up to this size (larger: --binary).
     static let lineModeLimit = 64 << 20
+    /// The first bytes of an input looked at for YAML (those the library finds a kind from).
+    static let lookLength = 1024
     /// A YAML file is searched for `!vault` values up to this size.
     static let yamlLimit = 16 << 20
 
@@ -314,15 +269,15 @@ extension KindDecryption {
         typealias Item = (bytes: Int, place: RecordWriter.Place, make: @Sendable () throws -> KindRecord)
         let items: [Item]
         nonisolated(unsafe) let input = input  // read with pread only, by one item at a time
-        let prefix = try readAt(input, count: detectionLength)
+        let prefix = try readAt(input, count: Self.lookLength)
         // A whole file: at --jobs 1 opened here; else on the pipeline's threads, walking the
         // chain in the run's `SearchGate` order (`wholeFile(_:input:index:)`).
-        if let kind = KindRegistry.wholeInputKind(prefix[...]) {
+        if let message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd)) {
             guard session.jobs > 1 else { return try records(of: input, index: index, rows: &rows).map(KindWork.records) }
-            return try wholeFile(kind, input: input, index: index)
+            return try wholeFile(message, input: input, index: index)
         }
         guard let values = try vaultValues(of: input, index: index, prefix: prefix) else { return nil }
-        items = values.map { value in (value.text.count, value.place, { [self] in try record(value) }) }
+        items = values.map { value in (value.size, value.place, { [self] in try record(value) }) }
         // On a pipeline thread a store that fails (it opened already, or opens lazily for a
         // later record) fails that record.
         @Sendable func onPipeline(_ item: Item) -> (bytes: Int, make: @Sendable (Int, Int) -> KindRecord, inOrder: Bool) {
@@ -333,14 +288,14 @@ extension KindDecryption {
                 }
             }, false)
         }
-        guard !session.client.runOnlyPasswords.isEmpty || !identities.fileIdentities().isEmpty else {
+        guard session.decryption.hasOwnCredentials(identities: identities) else {
             // The store opens here (a failure stops the run, 69); with nothing in the chain, the
             // run stops at the first record that needs a password: made here, in order.
-            let passwords: [ChainPassword]
-            do { passwords = try session.client.chainHead()?.chainPasswords() ?? [] } catch let error as StoreError {
+            let empty: Bool
+            do { empty = try session.decryption.chainHasNoPassword() } catch let error as StoreError {
                 throw CommandFailure(error)
             }
-            if passwords.isEmpty { return .records(try items.map { try $0.make() }) }
+            if empty { return .records(try items.map { try $0.make() }) }
             return .items(items.map { onPipeline($0) })
         }
         // With what the run was given (passwords, --identity files), the store opens only when
@@ -357,15 +312,15 @@ extension KindDecryption {
             let read: [UInt8]?
             do { read = try rows.otherKindPrefix() } catch { return nil }  // the line reader reports it
             guard let read else { return nil }
-            session.inputLooksLikeYAML = KindRegistry.mayBeYAML(Array(read.prefix(detectionLength)))
-            if let kind = KindRegistry.wholeInputKind(read.prefix(detectionLength)) {
-                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(kind.name), wholeFile: true)
+            session.inputLooksLikeYAML = Decryption.WholeMessage.mayBeYAML(Array(read.prefix(1024)))
+            if let message = Decryption.WholeMessage(prefix: read, read: { buffer throws(Errno) in try input.read(into: buffer.baseAddress!, count: buffer.count) }) {
+                let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: message.kind, wholeFile: true)
                 // On a terminal (where a password may be asked when none opens it) a pipe's file
                 // is held, up to line mode's limit, so that the typed password can read it again.
-                if session.asker != nil, let whole = try? Self.readAll(input, after: read, limit: Self.lineModeLimit) {
-                    return [try record(kind, KindInput(bytes: whole), place: place, again: { KindInput(bytes: whole) })]
+                if session.asker != nil, let whole = try? Self.readAll(input, after: read, limit: Self.lineModeLimit), let held = Decryption.WholeMessage(bytes: whole) {
+                    return [try record(held, place: place)]
                 }
-                return [try record(kind, KindInput(PrefixedSource(prefix: read, rest: DescriptorSource(input))), place: place)]
+                return [try record(message, place: place)]
             }
             // It may be YAML: read on (up to the YAML limit) for its `!vault` values, as from a
             // regular file. Anything else goes back to the line reader, unread.
@@ -390,24 +345,24 @@ extension KindDecryption {
             rows = try MessageRows(input, idColumn: false)
             return nil
         }
-        let prefix = try readAt(input, count: detectionLength)
-        if let kind = KindRegistry.wholeInputKind(prefix[...]) {
-            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(kind.name), wholeFile: true)
-            return [try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })]
+        let prefix = try readAt(input, count: Self.lookLength)
+        if let message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd)) {
+            let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: message.kind, wholeFile: true)
+            return [try record(message, place: place)]
         }
         guard let values = try vaultValues(of: input, index: index, prefix: prefix) else { return nil }
         return try values.map(record)
     }
 
     /// A `!vault` value of a YAML input: where it stands, and its vault text.
-    typealias VaultValue = (place: RecordWriter.Place, text: [UInt8])
+    typealias VaultValue = (place: RecordWriter.Place, message: Decryption.WholeMessage, size: Int)
 
     /// The `!vault` values of the regular file `input`, read with `pread` from its start when
     /// `prefix` (its first bytes) may begin YAML and it is within the YAML limit; nil when it
     /// holds none (its lines are read then).
     private func vaultValues(of input: InputFile, index: Int, prefix: [UInt8]) throws -> [VaultValue]? {
-        session.inputLooksLikeYAML = KindRegistry.mayBeYAML(prefix)
-        guard KindRegistry.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
+        session.inputLooksLikeYAML = Decryption.WholeMessage.mayBeYAML(prefix)
+        guard Decryption.WholeMessage.mayBeYAML(prefix), let size = try? input.status().st_size, size <= Self.yamlLimit else { return nil }
         let values = vaultValues(in: try readAt(input, count: Int(size)), input: input, index: index)
         return values.isEmpty ? nil : values
     }
@@ -415,66 +370,50 @@ extension KindDecryption {
     /// The `!vault` values of the YAML `text` of `input`, each with its place. When there are
     /// none but it mentions `!vault`, the input's not-a-message line says so (`inputVaultUnread`).
     private func vaultValues(in text: [UInt8], input: InputFile, index: Int) -> [VaultValue] {
-        let values = AnsibleVaultKind.vaultValues(inYAML: text)
-        if values.isEmpty, KindRegistry.mentionsVault(text) { session.inputVaultUnread = true }
+        let values = Decryption.WholeMessage.vaultValues(inYAML: text)
+        if values.isEmpty, Decryption.WholeMessage.mentionsVault(text) { session.inputVaultUnread = true }
         return values.map { value in
-            (RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key), value.text)
+            (RecordWriter.Place(input: index, source: input.name, line: value.line, id: nil, kind: .ansibleVault, key: value.key), value.message, value.size)
         }
     }
 
     /// The record of the `!vault` value `value` (opened again with a password typed on a terminal).
     private func record(_ value: VaultValue) throws -> KindRecord {
-        try record(AnsibleVaultKind.self, KindInput(bytes: value.text), place: value.place, again: { KindInput(bytes: value.text) })
+        try record(value.message, place: value.place)
     }
 
-    /// `opening`, when given, opens the message instead of `openLazily` (`walk`: a whole file on
-    /// the pipeline's threads), into the sink it is handed.
-    func record<K: MessageKind>(_ kind: K.Type, _ input: KindInput, place: RecordWriter.Place, again: (() -> KindInput)? = nil,
-                                opening: ((MemoryPlaintext, inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure>)? = nil) throws -> KindRecord {
-        var sink = MemoryPlaintext(limit: Self.lineModeLimit)
-        var offered = Offered()
-        let outcome = try opening?(sink, &offered) ?? openLazily(kind, input: input, into: sink, offered: &offered)
-        do throws(KindFailure) {
-            let opened: MessageKinds.Decrypted
-            do { opened = try outcome.get() } catch {
-                let retrySink = MemoryPlaintext(limit: Self.lineModeLimit)
-                guard let retried = retryAsked(kind, after: error, what: "\(place.source):\(place.line)", tried: session.client.runOnlyPasswords,
-                                               again: again, into: retrySink) else { throw error }
-                sink = retrySink
-                opened = retried
-            }
-            var notes: [String] = []
-            // Signatures are checked now, the message having verified (Signatures+OpenPGP.swift).
-            let literal = opened.literal?.checkingSignatures(with: identities.signatureKeys())
-            if session.global.verbose {
-                if let cost = opened.cost { notes.append("\(Output.escaped(place.source)):\(place.line): \(cost.words)") }
-                notes.append("\(Output.escaped(place.source)):\(place.line): \(K.name.rawValue), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
-                             + (literal.map { "; literal data: \($0.words)" } ?? "")
-                             + (literal?.signatureLines ?? []).map { "; \($0)" }.joined())
-            }
-            var place = place
-            place.literal = literal
-            var winner: ChainPassword?
-            switch opened.openedBy {
-            case .password(let password): winner = password
-            case .identity(let name): identities.finished(openedBy: name)
-            case .key: break
-            }
-            if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: sink.bytes, as: UTF8.self) == nil {
-                return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner, notes: notes)
-            }
-            var made = KindRecord(place: place, result: .success(Decrypted(plaintext: sink.bytes, openedBy: opened.openedBy, kind: MessageOpener.Kind(K.name))),
-                                  winner: winner, notes: notes)
-            if let bad = literal?.badSignatureLine { made.warnings = ["\(Output.escaped(place.source)):\(place.line): \(bad)"] }
-            return made
-        } catch {
-            var record = KindRecord(place: place, result: .failure(.otherKind(words(error, identities: offered.identities).0)), winner: nil)
+    /// The record of `message`: opened alone (`position` nil: a password typed on a terminal
+    /// after none opened it is tried on one that can be read again), or on the pipeline's
+    /// threads at `position`, walking the chain in the run's order with `threads` and `memory`.
+    func record(_ message: Decryption.WholeMessage, place: RecordWriter.Place, position: Int? = nil, threads: Int? = nil, memory: Int? = nil) throws -> KindRecord {
+        let opened: Decryption.Opened
+        switch try open(message, position: position, threads: threads, memory: memory, askingAfter: position == nil ? "\(place.source):\(place.line)" : nil) {
+        case .success(let value): opened = value
+        case .failure(let notOpened):
+            var record = KindRecord(place: place, result: .failure(.otherKind(words(notOpened).0)), winner: nil)
             // An age file for identities only is not a password's to open.
-            if offered.passwords == 0, error.tried == 0, case .noMatch(let types) = error.error, K.name == .age ? types.contains("scrypt") : types.isEmpty {
-                record.emptyChain = true
-            }
+            record.emptyChain = notOpened.chainWasEmpty
             return record
         }
+        var notes: [String] = []
+        // Signatures are checked now, the message having verified (Signatures+OpenPGP.swift).
+        let literal = opened.literal?.checkingSignatures(with: identities.signatureKeys())
+        if session.global.verbose {
+            if let cost = opened.cost { notes.append("\(Output.escaped(place.source)):\(place.line): \(cost)") }
+            notes.append("\(Output.escaped(place.source)):\(place.line): \(opened.kind), opened by \(Output.escaped(opened.openedBy.words)) (tried \(opened.tried))"
+                         + (literal.map { "; literal data: \($0.words)" } ?? "")
+                         + (literal?.signatureLines ?? []).map { "; \($0)" }.joined())
+        }
+        var place = place
+        place.literal = literal
+        // An identity goes first from now on already (`Decryption.open`); a password once written.
+        let winner: ChainPassword? = if case .password(let password) = opened.openedBy { password } else { nil }
+        if place.wholeFile && !session.json && isatty(STDOUT_FILENO) == 1 && String(validating: opened.plaintext, as: UTF8.self) == nil {
+            return KindRecord(place: place, result: .failure(.otherKind("binary plaintext, not written to a terminal: use --binary -o FILE")), winner: winner, notes: notes)
+        }
+        var made = KindRecord(place: place, result: .success(opened.decrypted), winner: winner, notes: notes)
+        if let bad = literal?.badSignatureLine { made.warnings = ["\(Output.escaped(place.source)):\(place.line): \(bad)"] }
+        return made
     }
 
     /// `read` and the rest of the stream `input`, when it ends within `limit` bytes; nil (the
@@ -491,63 +430,17 @@ extension KindDecryption {
         return nil
     }
 
-    /// Whether YAML `text` has a `!vault` tag (`KindRegistry.mentionsVault`).
-    static func mentionsVault(_ text: [UInt8]) -> Bool { KindRegistry.mentionsVault(text) }
-
-    /// Whether the first significant line looks like YAML (`KindRegistry.mayBeYAML`).
-    static func mayBeYAML(_ prefix: [UInt8]) -> Bool { KindRegistry.mayBeYAML(prefix) }
-
     private func readAt(_ input: InputFile, count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
             let n = bytes.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, count - done, off_t(done)) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CommandFailure(.ioError, "\(Output.escaped(input.name)): \(SystemError(code: errno))") }
+            if n < 0 { throw CommandFailure(.ioError, "\(Output.escaped(input.name)): \(Errno(rawValue: errno))") }
             if n == 0 { break }
             done += n
         }
         bytes.removeLast(count - done)
         return bytes
-    }
-}
-
-/// A regular file read from its start with `pread`, whatever its descriptor's offset.
-final class PreadSource: ByteSource {
-    private let file: InputFile
-    private var offset = 0
-
-    init(_ file: InputFile) { self.file = file }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        do {
-            let n = try retryingOnInterrupt { pread(file.fd, buffer.baseAddress!, buffer.count, off_t(offset)) }
-            offset += n
-            return n
-        } catch { throw .io(error) }
-    }
-}
-
-/// The rest of an input read through its descriptor; `progress` is told the bytes of the
-/// input read so far (`counted` of them before this source) after each read.
-final class DescriptorSource: ByteSource {
-    private let file: InputFile
-    private var done: Int
-    private let progress: ((Int) -> Void)?
-
-    init(_ file: InputFile, counted: Int = 0, progress: ((Int) -> Void)? = nil) {
-        self.file = file
-        done = counted
-        self.progress = progress
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(KindError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        let n: Int
-        do { n = try file.read(into: buffer.baseAddress!, count: buffer.count) } catch { throw .io(error) }
-        done += n
-        progress?(done)
-        return n
     }
 }

@@ -1,7 +1,7 @@
 import RWSecretKit
 
 /// Whole files of another kind on the pipeline's threads (issue 36): each walks the chain in
-/// the run's order (the library's `Decryption.walk`), N at a time at --jobs N.
+/// the run's order (the library's `Decryption.placement` and `Decryption.open`), N at a time at --jobs N.
 ///
 /// The first whole file of a run is opened alone on the reading thread, everything before
 /// it written first: it opens the store when it needs it (a store that cannot be opened
@@ -11,43 +11,24 @@ import RWSecretKit
 /// (`--memory` over --jobs) is opened alone too, with the whole budget; the others use their
 /// share each, so the files in flight stay within the budget together.
 extension KindDecryption {
-    /// The work of the whole file `input`, of `kind`, at --jobs 2 and more.
-    func wholeFile<K: MessageKind>(_ kind: K.Type, input: InputFile, index: Int) throws -> KindWork {
-        nonisolated(unsafe) let input = input  // read with pread only
-        let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: MessageOpener.Kind(K.name), wholeFile: true)
-        let perTry = MessageKinds.memoryPerTry(kind, input: KindInput(PreadSource(input)))
-        // The memory each file in flight may use (read only for a costly kind: cheap ones try one at a time).
-        let share = perTry == nil ? 0 : MemoryBudget.resolve(option: session.memoryOption).bytes / session.jobs
-        var alone = session.decryption.wholeFiles.first() || (perTry ?? 0) > share
-        if !alone && session.client.runOnlyPasswords.isEmpty {
-            // With nothing in the chain this record stops the run (the empty-chain line), which only
-            // a record made here can do. With `--identity` files the store may not be open yet (it
-            // opens only when they fail): one at a time. Else the first file opened it.
-            if !identities.fileIdentities().isEmpty { alone = true } else {
-                do { alone = try session.client.chainHead()?.chainPasswords().isEmpty ?? true } catch let error as StoreError {
-                    throw CommandFailure(error)
-                }
-            }
+    /// The work of the whole file `message` (the regular file `input`) at --jobs 2 and more.
+    func wholeFile(_ message: Decryption.WholeMessage, input: InputFile, index: Int) throws -> KindWork {
+        let place = RecordWriter.Place(input: index, source: input.name, line: 1, id: nil, kind: message.kind, wholeFile: true)
+        let placement: Decryption.Placement
+        do { placement = try session.decryption.placement(of: message, identities: identities, memory: memory) } catch let error as StoreError {
+            throw CommandFailure(error)
         }
-        if alone {
+        if placement.alone {
             return .alone { [self] in
-                let made = try record(kind, KindInput(PreadSource(input)), place: place, again: { KindInput(PreadSource(input)) })
-                if let winner = made.winner { session.decryption.gate.opened(winner.name) }
+                let made = try record(message, place: place)
+                if let winner = made.winner { session.decryption.openedAlone(by: .password(winner)) }
                 return [made]
             }
         }
         let bytes = Int((try? input.status().st_size) ?? 0)
         let make: @Sendable (Int, Int) -> KindRecord = { [self] threads, position in
             do {
-                return try record(kind, KindInput(PreadSource(input)), place: place, opening: { sink, offered in
-                    do {
-                        return try session.decryption.walk(kind, input: { KindInput(PreadSource(input)) }, identities: identities, position: position,
-                                                           budget: TryBudget(jobs: threads, memory: share, kdfWork: session.kdfWork),
-                                                           costly: perTry != nil, into: sink, offered: &offered)
-                    } catch let error as StoreError {
-                        throw CommandFailure(error)
-                    }
-                })
+                return try record(message, place: place, position: position, threads: threads, memory: placement.memory)
             } catch {
                 // A store that fails on a pipeline thread fails this record (as for `!vault` values).
                 let reason = (error as? CommandFailure)?.message ?? "\(error)"
@@ -56,5 +37,4 @@ extension KindDecryption {
         }
         return .items([(bytes, make, true)])
     }
-
 }

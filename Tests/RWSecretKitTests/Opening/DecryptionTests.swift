@@ -173,6 +173,10 @@ struct DecryptionTests {
         // Every run's message fails its chain and asks its reporter, which waits for all of
         // them: possible only when the runs do not wait on the cooperative pool (one per core).
         let runs = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 2
+        // The library's worker pool as wide as the runs (a program's --jobs): the async forms
+        // queue on it beyond its width, which is one per core unless asked (and never narrows,
+        // so the test does not depend on what ran before it in this process).
+        Scheduler.shared.widen(to: runs)
         let barrier = Barrier(runs)
         let message = try #require(try Self.messages(Self.encrypt("x", "nobody") + "\n").first)
         let reporters = (0..<runs).map { _ in Waiting(barrier) }
