@@ -27,8 +27,7 @@ public enum OpenPGP {
         public var name: String { named.name }
 
         /// This key named `name` instead (``Opener/identity(_:)`` reports it): a program that
-        /// names every key of a file by the file, where ``parse(_:name:passphrase:)`` names
-        /// each of several `name#N`.
+        /// names every key of a file by the file, where `parse` names each of several `name#N`.
         public func renamed(_ name: String) -> Identity {
             Identity(named: NamedIdentity(name: name, openPGP: key))
         }
