@@ -21,8 +21,6 @@ dir="$repo/.build/thin-check"
 # library (issue 33, item 4); empty this list once it has, and keep it empty.
 not_yet_thin='
 Decrypting/BinaryDecryption.swift
-Decrypting/KindDecryption.swift
-Commands/Decrypt.swift
 '
 
 mode=package

@@ -174,9 +174,10 @@ public final class PasswordClient: Sendable, PasswordStoreObserver {
         }
     }
 
-    /// Tries only the stored passwords labelled `labels` (the run-only ones still follow); a
-    /// label the store does not hold makes building the chain fail with `.unknownLabels`.
-    package func onlyStored(labels: [String]) {
+    /// Tries only the stored passwords labelled `labels` (the run-only ones still follow), as
+    /// `rwsecret decrypt --password-label` does; a label the store does not hold makes the next
+    /// `decrypt` fail with a store failure, a ``StoreError`` (`unknownLabel`) that names it.
+    public func onlyStored(labels: [String]) {
         state.withLock { state in
             state.labels = labels
             state.chainIsCurrent = false

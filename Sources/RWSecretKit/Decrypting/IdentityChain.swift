@@ -54,13 +54,15 @@ public final class IdentityChain: @unchecked Sendable {
         return ordered
     }
 
-    /// `--signer-key` files' keys: known signers of OpenPGP messages (set before the run reads).
-    package var signerKeys: [OpenPGP.Certificate] = []
+    /// Known signers of OpenPGP messages (the tool's `--signer-key` files' keys), first among
+    /// ``signatureKeys()``: set before the chain is shared with a run (it is not locked).
+    public var signerKeys: [OpenPGP.Certificate] = []
 
     /// The OpenPGP keys a signature is checked with: `--signer-key` files', then the OpenPGP
     /// `--identity` files' and the store's identities' (their public parts). The store's only
     /// when it was read already: checking a signature never opens a store by itself.
-    package func signatureKeys() -> [OpenPGP.Certificate] {
+    /// (``OpenPGPSignature/checked(with:)`` takes them, once the message has verified.)
+    public func signatureKeys() -> [OpenPGP.Certificate] {
         lock.withLock {
             signerKeys + (files + (stored ?? [])).compactMap { identity in
                 if case .openPGPKey(let key) = identity.credential { return OpenPGP.Certificate(key: key) }

@@ -26,6 +26,12 @@ public enum OpenPGP {
         /// The name ``Opener/identity(_:)`` reports when this key opens a message.
         public var name: String { named.name }
 
+        /// This key named `name` instead (``Opener/identity(_:)`` reports it): a program that
+        /// names every key of a file by the file, where `parse` names each of several `name#N`.
+        public func renamed(_ name: String) -> Identity {
+            Identity(named: NamedIdentity(name: name, openPGP: key))
+        }
+
         package var key: OpenPGPTransferableKey {
             guard case .openPGPKey(let key) = named.credential else { preconditionFailure("an OpenPGP identity holds an OpenPGP key") }
             return key

@@ -44,40 +44,39 @@ struct KindDecryption {
     /// The one line for an OpenPGP message that no kind takes (not a gpg -c message).
     static let openPGPHint = "an OpenPGP message of a form rwsecret does not open (use gpg -d)"
 
-    /// Loads `--identity` files: age identity files (`AGE-SECRET-KEY-1…` lines, `#` comments).
-    static func loadIdentities(_ paths: [String]) throws -> [NamedIdentity] {
-        var named: [NamedIdentity] = []
+    /// Loads `--identity` files: age identity files (`AGE-SECRET-KEY-1…` lines, `#` comments),
+    /// OpenSSH keys, OpenPGP secret keys (each named by its file), an `age -p` of any of these.
+    static func loadIdentities(_ paths: [String]) throws -> [any Identity] {
+        var named: [any Identity] = []
         for path in paths {
             var bytes = try readSmallFile(path, what: "identity file", limit: 1 << 20)
-            defer { Crypto.cleanse(&bytes) }
+            defer { SecretBytes.cleanse(&bytes) }
             // `age -p` of an identity file: the identity file inside, once its passphrase opens it.
             if let inside = try EncryptedIdentityFile.open(bytes, path: path) {
-                Crypto.cleanse(&bytes)
+                SecretBytes.cleanse(&bytes)
                 bytes = inside  // the same storage, wiped by the defer
             }
-            if OpenPGPTransferableKey.looksLikeKey(bytes) {
+            if OpenPGP.looksLikeKey(bytes) {
                 IdentityFiles.warnIfLoose(path)
                 for key in try OpenPGPIdentityFiles.secretKeys(bytes, path: path, passphraseFile: nil) {
-                    named.append(NamedIdentity(name: path, openPGP: key))
+                    named.append(key.renamed(path))
                 }
                 continue
             }
             if let ssh = try IdentityFiles.openSSHKey(bytes, path: path) {
-                named.append(NamedIdentity(name: path, ssh: ssh))
+                named.append(ssh)
                 continue
             }
-            let parsed: [AgeX25519Identity]
-            var skipped: [AgeX25519Identity.ParseError] = []
-            do { parsed = try AgeX25519Identity.parseFile(String(decoding: bytes, as: UTF8.self), skipped: &skipped) } catch {
+            let parsed: [Age.Identity]
+            var skipped: [String] = []
+            do { parsed = try Age.Identity.parseX25519(String(decoding: bytes, as: UTF8.self), name: path, skipped: &skipped) } catch {
                 throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
             }
             for reason in skipped {
                 Output.standardError.line("rwsecret: warning: \(Output.escaped(path)): \(reason): skipped; its X25519 identities are used")
             }
             IdentityFiles.warnIfLoose(path)
-            for (index, identity) in parsed.enumerated() {
-                named.append(NamedIdentity(name: parsed.count == 1 ? path : "\(path)#\(index + 1)", identity: identity))
-            }
+            named += parsed
         }
         return named
     }

@@ -79,4 +79,11 @@ enum ConsumerChain {
 
     /// The names a chain's credentials go by, before anything is opened (never a secret).
     static func names(_ chain: [any ChainCredential]) -> [String] { chain.map(\.credentialName.description) }
+
+    /// The stored password labelled `label` alone opens `message` (the name of what opened it).
+    static func openWithStored(_ message: [UInt8], label: String, store: any PasswordStore) throws -> String? {
+        let client = PasswordClient(runOnly: []) { store }
+        client.onlyStored(labels: [label])
+        return try client.decrypt(message).openedBy.passwordName
+    }
 }

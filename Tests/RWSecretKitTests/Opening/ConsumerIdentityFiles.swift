@@ -68,6 +68,16 @@ enum ConsumerIdentityFiles {
         return (opened.plaintext, opened.openedBy.name.description, chain)
     }
 
+    /// The secret keys of an OpenPGP key file, every one named `name` (as `rwsecret decrypt
+    /// --identity` names them by the file), and the keys a chain of them and `signers` checks
+    /// signatures with (signers first).
+    static func keysNamedByFile(_ bytes: [UInt8], name: String, signers: [OpenPGP.Certificate]) throws -> (identities: [any Identity], signatureKeys: [OpenPGP.Certificate]) {
+        let keys: [any Identity] = try OpenPGP.Identity.parse(bytes, name: name).map { $0.renamed(name) }
+        let chain = IdentityChain(files: keys)
+        chain.signerKeys = signers
+        return (keys, chain.signatureKeys())
+    }
+
     /// The code reading `bytes` is refused with, and its words (nil: it was read).
     static func refusal(_ bytes: [UInt8], passphrases: [String] = []) -> (code: Age.KeyError.Code?, words: String)? {
         do { _ = try read(bytes, name: "refused", passphrases: passphrases) } catch let error as Age.KeyError {

@@ -92,6 +92,20 @@ struct IdentityFilesPublicTests {
         #expect(refused.words == "an age file encrypted to recipients (X25519), not with a passphrase")
     }
 
+    // Issue 33, item 4: `rwsecret decrypt --identity` names every key of an OpenPGP key file by
+    // the file and checks signatures with the chain's keys; before, `renamed(_:)` did not exist
+    // and `signatureKeys()`/`signerKeys` were `package` (the consumer file did not typecheck).
+    @Test("an OpenPGP key renamed keeps its key; a chain's signature keys are its signers', then its files' keys")
+    func renamedAndSignatureKeys() throws {
+        let bytes = Array(try Data(contentsOf: Fixtures.directory.appendingPathComponent("kinds/openpgp-librepgp-keys/cv25519.sec.asc")))
+        let signer = try #require(try OpenPGP.Identity.parse(Array(try Data(contentsOf: Fixtures.directory.appendingPathComponent("kinds/openpgp-librepgp-keys/rsa.sec.asc"))), name: "rsa").first)
+        let read = try ConsumerIdentityFiles.keysNamedByFile(bytes, name: "keys/all.asc", signers: [signer.certificate])
+        let original = try #require(try OpenPGP.Identity.parse(bytes, name: "other").first)
+        #expect(read.identities.map(\.name) == ["keys/all.asc"])
+        #expect((read.identities.first as? OpenPGP.Identity)?.fingerprint == original.fingerprint)
+        #expect(read.signatureKeys.map(\.fingerprint) == [signer.fingerprint, original.fingerprint])
+    }
+
     @Test("an IdentityChain of a program's identities and a store's is made from public types")
     func chain() throws {
         let store = MemoryPasswordStore()

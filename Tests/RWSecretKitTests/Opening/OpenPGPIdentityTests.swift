@@ -28,6 +28,20 @@ struct OpenPGPIdentityTests {
         #expect(errors.isEmpty, "\(errors)")
     }
 
+    // Issue 33, item 4: `rwsecret decrypt --password-label` on public API; before,
+    // `PasswordClient.onlyStored(labels:)` was `package` (ConsumerChain did not typecheck).
+    @Test("PasswordClient.onlyStored(labels:): only the labelled stored password is tried; an unknown label is a store error")
+    func onlyStoredLabels() throws {
+        let message = RNCryptor.encrypt(Array("labelled\n".utf8), password: SecretBytes(utf8: "second"))
+        let store = MemoryPasswordStore([StoredPassword(label: "one", secret: SecretBytes(utf8: "first")),
+                                         StoredPassword(label: "two", secret: SecretBytes(utf8: "second"))])
+        #expect(try ConsumerChain.openWithStored(message, label: "two", store: store) == "two")
+        #expect(throws: DecryptionFailure.self) { try ConsumerChain.openWithStored(message, label: "one", store: store) }
+        do { _ = try ConsumerChain.openWithStored(message, label: "none", store: store); Issue.record("an unknown label opened") } catch {
+            #expect("\(error)".contains("none"), "\(error)")
+        }
+    }
+
     @Test("a gpg-made RSA or cv25519 secret key opens the messages to it through MessageOpener, armored key and binary",
           arguments: ["rsa", "cv25519"])
     func committedKeys(_ name: String) throws {
