@@ -67,8 +67,10 @@ extension Age.EncryptedIdentityFile {
 
 extension OpenPGP.Identity {
     /// `parse(_:name:passphrase:)` without holding a Swift concurrency thread during a
-    /// protected key's S2K (an iterated hash, or Argon2).
-    public static func parse(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes? = nil) async throws(OpenPGP.KeyError) -> [OpenPGP.Identity] {
+    /// protected key's S2K (an iterated hash, or Argon2). The passphrase is required here: a
+    /// call with none (or `nil`) reads no protected key, derives nothing, and stays the
+    /// synchronous form, in `async` code too.
+    public static func parse(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes) async throws(OpenPGP.KeyError) -> [OpenPGP.Identity] {
         let held = SecretBytes(bytes)
         return try await BlockingWork.run { () throws(OpenPGP.KeyError) -> [OpenPGP.Identity] in
             try held.reading { (raw) throws(OpenPGP.KeyError) in try parse(raw, name: name, passphrase: passphrase) }
@@ -87,8 +89,9 @@ extension OpenPGP.Identity {
     }
 
     /// `init(_:name:passphrase:)` without holding a Swift concurrency thread during a protected
-    /// key's S2K.
-    public init(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes? = nil) async throws(OpenPGP.KeyError) {
+    /// key's S2K. As for `parse`, the passphrase is required: without one the synchronous form
+    /// is the one called, in `async` code too.
+    public init(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes) async throws(OpenPGP.KeyError) {
         let keys = try await Self.parse(bytes, name: name, passphrase: passphrase)
         guard keys.count == 1 else { throw OpenPGP.KeyError(.malformed, "\(keys.count) keys in one file where one was expected (parse reads them all)") }
         self = keys[0]
