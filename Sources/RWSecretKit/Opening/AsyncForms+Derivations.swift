@@ -92,9 +92,10 @@ extension OpenPGP.Identity {
     /// key's S2K. As for `parse`, the passphrase is required: without one the synchronous form
     /// is the one called, in `async` code too.
     public init(_ bytes: some Collection<UInt8>, name: String, passphrase: SecretBytes) async throws(OpenPGP.KeyError) {
-        let keys = try await Self.parse(bytes, name: name, passphrase: passphrase)
-        guard keys.count == 1 else { throw OpenPGP.KeyError(.malformed, "\(keys.count) keys in one file where one was expected (parse reads them all)") }
-        self = keys[0]
+        let held = SecretBytes(bytes)
+        self = try await BlockingWork.run { () throws(OpenPGP.KeyError) -> OpenPGP.Identity in
+            try held.reading { (raw) throws(OpenPGP.KeyError) in try OpenPGP.Identity(raw, name: name, passphrase: passphrase) }
+        }
     }
 }
 
