@@ -65,9 +65,14 @@ extension Decryption {
                 if n <= 0 { break }
                 done += n
             }
+            self.init(held: held, head: head[..<done], progress: progress, failsIfChanged: failsIfChanged)
+        }
+
+        /// `init(file:progress:failsIfChanged:)` whose first bytes, `head`, were read already (`RawInput`).
+        package init?(held: HeldDescriptor, head: some Collection<UInt8>, progress: ((Int) -> Void)?, failsIfChanged: Bool) {
             var status = stat()
-            let before = failsIfChanged && fstat(fd, &status) == 0 ? (held, status) : nil
-            self.init(head: head[..<done], first: { KindInput(PreadSource(held, progress: progress)) }, again: { KindInput(PreadSource(held)) }, before: before)
+            let before = failsIfChanged && fstat(held.fd, &status) == 0 ? (held, status) : nil
+            self.init(head: head, first: { KindInput(PreadSource(held, progress: progress)) }, again: { KindInput(PreadSource(held)) }, before: before)
         }
 
         /// The whole message of a stream whose first bytes, `prefix`, were read already; `read`

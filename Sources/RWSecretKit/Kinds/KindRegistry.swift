@@ -4,7 +4,8 @@
 /// text, binary data, a YAML file with no `!vault` value, another format people mistake for
 /// RNCryptor), or that more bytes are needed to tell.
 ///
-/// Every reader asks here: the library's `VerifiedStream` and `MessageOpener`, the tool's
+/// Every reader asks here: the library's `Decryption.RawInput` (for what `VerifiedStream` cannot
+/// parse too: the stream itself asks no one) and `MessageOpener`, the tool's
 /// line reader, `--binary` and its whole-file look-ahead. No other file outside this one and
 /// the kinds' own folders (`Kinds/RNCryptor`, `Kinds/Age`, `Kinds/OpenPGP`, `Kinds/Ansible`)
 /// tests magic bytes or headers; a kind's own tests (its `detect`, its header parser) are

@@ -18,51 +18,6 @@ struct BinaryDecryption {
     /// The identities for age messages: the store's and `--identity` files'.
     var identities = IdentityChain(files: [])
 
-    /// What a regular input that is no raw RNCryptor message is, when it is text that says
-    /// so (a YAML file of `!vault` values, prose): better than "unknown version 97".
-    static func notRNCryptor(_ input: InputFile) -> String? {
-        var head = [UInt8](repeating: 0, count: 32)
-        let got = head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
-        if got > 0, KindRegistry.isDamagedAgeFirstLine(head[..<got]) {
-            return "an age file whose first line is damaged (age-encryption.org/v1 expected)"
-        }
-        guard input.isRegularFile, let size = try? input.status().st_size, size <= KindDecryption.yamlLimit else { return nil }
-        var text = [UInt8](repeating: 0, count: Int(size))
-        let n = text.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress!, $0.count, 0) }
-        guard n == Int(size), MessageRows.kind(of: text.prefix(1 << 16)) == .text else { return nil }
-        if Decryption.WholeMessage.mayBeYAML(text) {
-            return Decryption.WholeMessage.vaultValues(inYAML: text).isEmpty
-                ? NotAMessage.yamlWithoutVault.description
-                : "a YAML file with `!vault` values: they open without --binary, one record each"
-        }
-        return "text, not a raw message: drop --binary (base64 messages are read one per line)"
-    }
-
-    /// The input's first `detectionLength` bytes (fewer at its end) for the registry, and those
-    /// of them taken from the input (a stream's; none of a regular file's, read with pread).
-    static func firstBytes(_ input: InputFile) throws(Errno) -> (head: [UInt8], taken: [UInt8]) {
-        var head = [UInt8](repeating: 0, count: KindDecryption.lookLength)
-        var done = 0
-        if input.isRegularFile {
-            while done < head.count {
-                let n = try retryingEINTR { head.withUnsafeMutableBytes { pread(input.fd, $0.baseAddress! + done, $0.count - done, off_t(done)) } }
-                if n == 0 { break }
-                done += n
-            }
-            return (Array(head[..<done]), [])
-        }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: head.count, alignment: 1)
-        defer { buffer.deallocate() }
-        while done < head.count {
-            let n = try input.read(into: buffer.baseAddress! + done, count: head.count - done)
-            if n == 0 { break }
-            done += n
-        }
-        head = Array(buffer[..<done])
-        let taken = Array(head[..<done])
-        return (taken, taken)
-    }
-
     /// Refuses what must be refused before anything is read: raw plaintext to a
     /// terminal (no `-o`) or to a stdout closed at start; an OUT that is the input,
     /// another file the run uses, a folder, a link, FIFO or file planted by another
@@ -81,92 +36,63 @@ struct BinaryDecryption {
         // A plaintext file is made private (0600): replacing a file of another mode says so.
         let replacedMode = Self.replacedMode(output)
         defer { if let replacedMode, Self.replacedMode(output) == nil { Self.sayModeChanged(output!, from: replacedMode) } }
-        // A regular input that changes while it is read fails, whatever kind it holds.
-        let before = input.isRegularFile ? try? input.status() : nil
-        var stream = VerifiedStream(jobs: session.jobs)
         let progress = session.global.quiet ? nil : ProgressLine(unit: .bytes)
-        stream.progress = progress.map { progress in { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) } }
         defer { progress?.clear() }
-        // The registry says what the input is, from its first bytes: a regular file's read with
-        // pread (its offset stays at 0), a stream's read here and handed on, never read twice.
-        let read: (head: [UInt8], taken: [UInt8])
-        do { read = try Self.firstBytes(input) } catch { return report(shown, "\(error)", .ioError) }
-        if KindRegistry.isOtherKind(read.head[...]) {
-            // The progress line goes on over the kind's reads.
-            let total = input.isRegularFile ? (try? input.status()).map { Int64($0.st_size) } : nil
-            let counted = progress.map { progress in { (done: Int) in progress.update(bytesDone: Int64(done), total: total) } }
-            // A regular file is read with pread from its start (again for a password asked for on a
-            // terminal), and fails if it changes while it is read; a stream goes on after its first bytes.
-            let message: Decryption.WholeMessage?
-            if input.isRegularFile {
-                message = Decryption.WholeMessage(file: FileDescriptor(rawValue: input.fd), progress: counted, failsIfChanged: before != nil)
-            } else {
-                var done = read.taken.count
-                message = Decryption.WholeMessage(prefix: read.taken, read: { buffer throws(Errno) in
-                    let n = try input.read(into: buffer.baseAddress!, count: buffer.count)
-                    done += n
-                    counted?(done)
-                    return n
-                })
-            }
-            guard let message else { return report(shown, KindDecryption.openPGPHint, .failure) }
+        // The library reads the input's first bytes once and asks its kind registry what it is.
+        let raw: Decryption.RawInput
+        do {
+            raw = try Decryption.RawInput(FileDescriptor(rawValue: input.fd), progress: progress.map { progress in
+                { done, total in progress.update(bytesDone: Int64(done), total: total.map(Int64.init)) }
+            })
+        } catch { return report(shown, "\(error)", .ioError) }
+        if raw.isOtherKind {
+            guard let message = raw.wholeMessage else { return report(shown, KindDecryption.openPGPHint, .failure) }
             return try KindDecryption(session: session, identities: identities)
                 .run(message, source: shown, destination: destination, outputName: output ?? "-")
         }
-        // On a terminal, a message no password opened is tried once more with the password the
-        // person is asked for (AskWhenNothingOpens), read again from the start: a regular file only
-        // (the registry read its first bytes with pread, so its offset is still the start).
-        let start = input.isRegularFile ? lseek(input.fd, 0, SEEK_CUR) : -1
-        var tried: (any DecryptionHandler)?, asked: (any DecryptionHandler)?
-        var notOpened: DecryptionFailure?
-        while true {
-            do {
-                let client = session.client
-                let opened = try stream.decrypt(input: input.fd, read: asked == nil ? read.taken : [], legacyFormats: client.legacyFormats, chain: { header in
-                    if let asked { return asked }
-                    tried = try client.chainHead(for: header)
-                    return tried
-                }, to: destination)
-                session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words))")
-                return .success
-            } catch {
-                progress?.clear()
-                if case .notOpened(let failure) = error, notOpened == nil, start >= 0, AskWhenNothingOpens.isNoPasswordOpened(failure),
-                   let handler = session.decryption.askedHandler(after: shown, chain: tried), lseek(input.fd, start, SEEK_SET) == start {
-                    notOpened = failure
-                    asked = handler
-                    continue
-                }
-                switch error {
-                case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
-                case .chainUnavailable(let error): throw error
-                case .notAHeader(let read, _) where KindRegistry.isOtherKind(read[...]):
-                    // Not reached: the registry sent another kind's input on above.
-                    return report(shown, KindDecryption.openPGPHint, .failure)
-                case .notAHeader(let read, _) where KindRegistry.looksLikeBase64Text(Array(read.prefix(64))):
-                    if linesRefused {
-                        throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
-                    }
-                    return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
-                case .notAHeader(_, let error), .format(let error):
-                    if let what = Self.notRNCryptor(input) { return report(shown, what, .failure) }
-                    return report(shown, error.words, .failure)
-                // The asked password failed too: the chain's failure, as without asking.
-                case .notOpened(let failure): return report(shown, (notOpened ?? failure).words, .failure)
-                case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
-                case .read(let error): return report(shown, "\(error)", .ioError)
-                case .create(let error) where error.code == EOPNOTSUPP:
-                    let name = output ?? "-"
-                    return report(name, Self.noUnnamedFile(name), .cannotCreate)
-                case .create(let error): return report(output ?? "-", OutputPath.createFailure(output ?? "-", error), .cannotCreate)
-                case .temporaryFile(let error, let folder):
-                    return report(folder, "the temporary file (TMPDIR) that holds the message until it is verified: \(error)", .ioError)
-                case .write(let error):
-                    // A reader that closes stdout early ends the run quietly, as other filters do.
-                    if error.isBrokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }
-                    return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(error)", .ioError)  // `-` names stdin
-                }
+        // On a terminal, a regular file that no password opened is tried once more with the
+        // password the person is asked for (AskWhenNothingOpens), read again from its start.
+        let result: Result<VerifiedStream.Decrypted, Decryption.RawNotOpened>
+        do { result = try session.decryption.open(raw, threads: session.jobs, to: destination, askingAfter: shown) } catch {
+            progress?.clear()
+            if let error = error as? StoreError { throw CommandFailure(error) }
+            throw error
+        }
+        switch result {
+        case .success(let opened):
+            session.global.verboseLine("opened by: \(Output.escaped(opened.openedBy.words))")
+            return .success
+        case .failure(let notOpened):
+            progress?.clear()
+            return try words(notOpened, shown, destination: destination)
+        }
+    }
+
+    /// Reports why a raw input did not open; the run's status.
+    private func words(_ notOpened: Decryption.RawNotOpened, _ shown: String, destination: VerifiedStream.Destination) throws -> ExitStatus {
+        let failure = notOpened.failure
+        if let instead = notOpened.instead {
+            if instead == .base64Text && linesRefused {
+                throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
             }
+            if let what = Self.insteadWords[instead] { return report(shown, what, .failure) }
+        }
+        let errno = failure.errno ?? .ioError
+        switch failure.code {
+        case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
+        case .readFailed: return report(shown, "\(errno)", .ioError)
+        case .createFailed where errno == .notSupported:
+            let name = output ?? "-"
+            return report(name, Self.noUnnamedFile(name), .cannotCreate)
+        case .createFailed: return report(output ?? "-", OutputPath.createFailure(output ?? "-", errno), .cannotCreate)
+        case .temporaryFileFailed:
+            return report(failure.temporaryFolder ?? "-", "the temporary file (TMPDIR) that holds the message until it is verified: \(errno)", .ioError)
+        case .writeFailed:
+            // A reader that closes stdout early ends the run quietly, as other filters do.
+            if errno == .brokenPipe, case .descriptor = destination { Output.stdoutReaderGone = true; return .success }
+            return report(output.map { $0 == "-" ? "stdout" : $0 } ?? "stdout", "\(errno)", .ioError)  // `-` names stdin
+        // A format error, or no password opened it (the chain's failure when the asked one failed too).
+        default: return report(shown, failure.words, .failure)
         }
     }
 
@@ -209,6 +135,16 @@ struct BinaryDecryption {
         case .openedThrough: return .chosen(.openedLater(FilePath(output)))
         }
     }
+
+    /// What a raw input holds instead of a raw RNCryptor message, said so.
+    static let insteadWords: [Decryption.RawInput.Instead: String] = [
+        .otherKind: KindDecryption.openPGPHint,  // (not reached: sent on to KindDecryption)
+        .base64Text: "base64 text, not a raw message (drop --binary)",
+        .damagedAgeFile: "an age file whose first line is damaged (age-encryption.org/v1 expected)",
+        .yamlWithoutVault: NotAMessage.yamlWithoutVault.description,
+        .yamlWithVaultValues: "a YAML file with `!vault` values: they open without --binary, one record each",
+        .text: "text, not a raw message: drop --binary (base64 messages are read one per line)",
+    ]
 
     /// Why OUT is refused on a filesystem without `O_TMPFILE` (FUSE, some network
     /// filesystems): plaintext there would need a name before it is complete, and a

@@ -100,7 +100,7 @@ public struct VerifiedStream {
     /// Throws what ``PasswordClient``'s `decrypt` throws, and, for the stream's own failures
     /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (an input
     /// whose first byte is no RNCryptor version: base64 text, a message of another kind, which
-    /// ``Decryption/open(_:to:askingAfter:)`` opens, other data), `inputChanged`, `readFailed`,
+    /// `Decryption.RawInput` tells and opens, other data), `inputChanged`, `readFailed`,
     /// `createFailed`, `writeFailed` or `temporaryFileFailed`.
     public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Decrypted {
         do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
