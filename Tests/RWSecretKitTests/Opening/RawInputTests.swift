@@ -110,6 +110,32 @@ struct RawInputTests {
         #expect(try Self.open(base64, pipe: true, with: Self.run(["pw"])).0.instead == .base64Text)
     }
 
+    // Issue 33 items 4/5: the RNCryptor stream asks no kind registry (it may live in a target
+    // without the other kinds). Its public form says `notRNCryptor` for an input whose first byte
+    // is no RNCryptor version (another kind, base64 text, as before, and now other binary data,
+    // which was `format`/unknownVersion), and `format` for a damaged RNCryptor header.
+    @Test("VerifiedStream alone: notRNCryptor for an input whose first byte is no RNCryptor version, format for a header cut short")
+    func streamAlone() throws {
+        let client = PasswordClient(runOnly: [ChainPassword(name: "p", secret: SecretBytes(utf8: "pw"))]) { nil }
+        let cases: [([UInt8], DecryptionFailure.Code)] = [
+            (try Self.fixture("ansible-1.1.vault"), .notRNCryptor),
+            (Array("QUJD\n".utf8), .notRNCryptor),
+            ([0x50, 0x4b, 0x03, 0x04] + [UInt8](repeating: 0, count: 100), .notRNCryptor),
+            ([0x03, 0x01, 0x02], .format),
+        ]
+        for (bytes, code) in cases {
+            let input = try Self.input(bytes, pipe: true)
+            defer { try? input.close() }
+            let output = FileDescriptor(rawValue: fileno(tmpfile()!))
+            do {
+                _ = try VerifiedStream().decrypt(input: input, client: client, to: .descriptor(output))
+                Issue.record("opened \(bytes.prefix(4))")
+            } catch {
+                #expect(error.code == code, "\(bytes.prefix(4))")
+            }
+        }
+    }
+
     /// A reporter that answers once with `answer`, and counts the asks.
     final class Answering: DecryptionReporter, @unchecked Sendable {
         let answer: String
