@@ -1,3 +1,4 @@
+@_spi(Testing) internal import RWSecretCore
 // The async forms of the calls that derive a key from a passphrase outside an opening call
 // (making a message, reading a protected key): each runs the derivation through `BlockingWork`,
 // on a thread of the library's scheduler, while the awaiting task is suspended.

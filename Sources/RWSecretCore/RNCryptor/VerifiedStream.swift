@@ -99,14 +99,14 @@ public struct VerifiedStream {
     ///
     /// Throws what ``PasswordClient``'s `decrypt` throws, and, for the stream's own failures
     /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (base64 text,
-    /// or a message of another kind: ``MessageOpener`` opens those), `inputChanged`,
+    /// or a message of another kind: RWSecretKit's `MessageOpener` opens those), `inputChanged`,
     /// `readFailed`, `createFailed`, `writeFailed` or `temporaryFileFailed`.
     public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Decrypted {
         do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
     }
 
     /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
-    /// `read`: the input's first bytes, already read from it (a stream the `KindRegistry` was
+    /// `read`: the input's first bytes, already read from it (a stream RWSecretKit's registry was
     /// asked about first); the rest is read from `input`.
     package func decrypt(input: Int32, read: [UInt8] = [], client: PasswordClient, to destination: Destination) throws(Failure) -> Decrypted {
         try decrypt(input: input, read: read, legacyFormats: client.legacyFormats, chain: { header in try client.chainHead(for: header) }, to: destination)
@@ -135,9 +135,9 @@ public struct VerifiedStream {
         let first = Array(ring.slot(0)[0..<min(filled, 64)])
         let header: MessageHeader
         do { header = try MessageHeader(parsing: first) } catch {
-            let read = Array(ring.slot(0)[0..<filled])
-            if KindRegistry.isOtherKind(read[...]) { throw .otherKind(read) }
-            if KindRegistry.looksLikeBase64Text(first) { throw .base64Text }
+            // Another kind's message fails here as `format` too: the callers that read other
+            // kinds (RWSecretKit's registry, the tool) look at the input before or after.
+            if Base64.looksLikeText(first) { throw .base64Text }
             throw .format(error)
         }
         if let total {
@@ -150,7 +150,7 @@ public struct VerifiedStream {
         let (candidates, passwords) = try Self.candidates(for: header, head: head)
         let single = candidates.count == 1
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = RWSecretCore.folder(of: path.string) } else { folder = temporaryFolder }
         // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
         // the winner is known. For a file destination it is made in the destination's
         // folder, to become the destination by `link`: only an unnamed one (a named one
