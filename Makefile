@@ -112,10 +112,13 @@ check-consumer:
 thin-check:
 	@SWIFT="$(SWIFT)" sh scripts/thin-check.sh
 
-## docs: RWSecretKit's DocC documentation (Sources/RWSecretKit/RWSecretKit.docc, swift-docc-plugin),
-## into .build/plugins/Swift-DocC/outputs; any warning (a broken link, an unknown symbol) fails it
+## docs: the DocC documentation of both library products, RWSecretCore and RWSecretKit (their catalogs
+## Sources/*/*.docc, swift-docc-plugin), into .build/plugins/Swift-DocC/outputs, combined so that
+## RWSecretKit's pages link RWSecretCore's (``/RWSecretCore/Symbol``); any warning (a broken link,
+## an unknown symbol) fails it
 docs: deps
-	$(SWIFT) package generate-documentation --target RWSecretKit --warnings-as-errors
+	$(SWIFT) package generate-documentation --target RWSecretCore --target RWSecretKit \
+		--enable-experimental-combined-documentation --warnings-as-errors
 
 ## api-check: the public symbols of RWSecretKit and RNCryptorCompat (swift symbolgraph-extract) against
 ## the committed api.txt: fails when the count, the digest or any declaration differs

@@ -1,7 +1,7 @@
 public import SystemPackage
 
 /// Why a message did not open: a ``code`` to act on, the facts it concerns (``formatError``,
-/// ``storeError``, ``tried``, ``errno``, ``kind``), and a ``description`` for people (the
+/// ``storeError``, ``tried``, ``errno``; RWSecretKit's `kind`), and a ``description`` for people (the
 /// tool words the same facts for a terminal).
 ///
 /// The one error of ``PasswordClient``'s `decrypt`, ``VerifiedStream`` and RWSecretKit's `MessageOpener`.

@@ -14,7 +14,7 @@ extension Encryptor {
     /// derivation (PBKDF2, twice).
     ///
     /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
-    ///   1...``maximumIterations``.
+    ///   1...``/RWSecretCore/Encryptor/maximumIterations``.
     public convenience init(password: SecretBytes, iterations: Int) async throws(RNCryptorError) {
         try RNCryptorError.check(iterations: iterations)
         let salts = (encryption: Crypto.randomBytes(count: MessageHeader.saltSize), hmac: Crypto.randomBytes(count: MessageHeader.saltSize))

@@ -1,5 +1,5 @@
 extension Decrypted {
-    /// The kind of message it was (``PasswordClient`` opens RNCryptor messages;
+    /// The kind of message it was (``/RWSecretCore/PasswordClient`` opens RNCryptor messages;
     /// ``MessageOpener`` every kind).
     public var kind: MessageOpener.Kind { MessageOpener.Kind(core: kindName) }
 
