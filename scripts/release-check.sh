@@ -8,7 +8,7 @@
 set -eu
 SWIFT=${SWIFT:-swift}
 version=$(sh scripts/version.sh)
-echo "release-check: version $version (Sources/RWSecretKit/Support/Version.swift)"
+echo "release-check: version $version (Sources/RWSecretCore/Support/Version.swift)"
 
 grep -Eq "^## \[(Unreleased|$version)\]" CHANGELOG.md || {
     echo "release-check: CHANGELOG.md has neither an [Unreleased] nor a [$version] section" >&2; exit 1; }
