@@ -8,10 +8,10 @@ extension VerifiedStream {
         case chainUnavailable(any Error)
         /// The message is malformed (before any key was tried).
         case format(RNCryptorError)
-        /// The input looks like base64 text, not a raw message.
-        case base64Text
-        /// A message of another kind (age, Ansible Vault, OpenPGP); the bytes read so far (the input goes on after them).
-        case otherKind([UInt8])
+        /// No RNCryptor header begins the input: the bytes read so far (the input goes on after
+        /// them; up to a chunk) and the header's parse error. Whether it is base64 text or
+        /// another kind's message is for the caller to ask the kind registry (the stream does not).
+        case notAHeader([UInt8], RNCryptorError)
         /// No candidate opened the message, or the padding was bad.
         case notOpened(DecryptionFailure)
         /// A regular input file changed while it was read.
@@ -40,7 +40,9 @@ extension DecryptionFailure {
         case .chainUnavailable(let error as StoreError): self = .store(error)
         case .chainUnavailable(let error): self = .store(.io("\(error)"))
         case .format(let error): self = .format(error)
-        case .base64Text, .otherKind: self = .notRNCryptor
+        // A first byte that is no RNCryptor version: base64 text, another kind, other data.
+        case .notAHeader(_, let error):
+            if case .unknownVersion = error.reason { self = .notRNCryptor } else { self = .format(error) }
         case .notOpened(let failure): self = failure
         case .inputChanged: self = .inputChanged
         case .read(let errno): self.init(Reason.read(errno))

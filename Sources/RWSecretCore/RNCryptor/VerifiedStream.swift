@@ -98,9 +98,10 @@ public struct VerifiedStream {
     /// runs it on a thread of its own.
     ///
     /// Throws what ``PasswordClient``'s `decrypt` throws, and, for the stream's own failures
-    /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (base64 text,
-    /// or a message of another kind: RWSecretKit's `MessageOpener` opens those), `inputChanged`,
-    /// `readFailed`, `createFailed`, `writeFailed` or `temporaryFileFailed`.
+    /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (an input
+    /// whose first byte is no RNCryptor version: base64 text, a message of another kind, which
+    /// RWSecretKit's `Decryption.open(_:to:askingAfter:)` opens, other data), `inputChanged`, `readFailed`,
+    /// `createFailed`, `writeFailed` or `temporaryFileFailed`.
     public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Decrypted {
         do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
     }
@@ -134,12 +135,9 @@ public struct VerifiedStream {
         do { filled = try already.count + readFully(input, into: UnsafeMutableRawBufferPointer(rebasing: ring.slot(0)[already.count..<Self.chunkSize])) } catch { throw .read(error) }
         let first = Array(ring.slot(0)[0..<min(filled, 64)])
         let header: MessageHeader
-        do { header = try MessageHeader(parsing: first) } catch {
-            // Another kind's message fails here as `format` too: the callers that read other
-            // kinds (RWSecretKit's registry, the tool) look at the input before or after.
-            if Base64.looksLikeText(first) { throw .base64Text }
-            throw .format(error)
-        }
+        // No RNCryptor header: what it is instead (another kind, base64 text) is the caller's to
+        // ask the kind registry, with the bytes read (the input goes on after them).
+        do { header = try MessageHeader(parsing: first) } catch { throw .notAHeader(Array(ring.slot(0)[0..<filled]), error) }
         if let total {
             do { try header.validate(messageLength: total) } catch { throw .format(error) }
         }

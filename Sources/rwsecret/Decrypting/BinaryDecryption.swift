@@ -140,15 +140,17 @@ struct BinaryDecryption {
                 switch error {
                 case .chainUnavailable(let error as StoreError): throw CommandFailure(error)
                 case .chainUnavailable(let error): throw error
-                case .format(let error):
+                case .notAHeader(let read, _) where KindRegistry.isOtherKind(read[...]):
+                    // Not reached: the registry sent another kind's input on above.
+                    return report(shown, KindDecryption.openPGPHint, .failure)
+                case .notAHeader(let read, _) where KindRegistry.looksLikeBase64Text(Array(read.prefix(64))):
+                    if linesRefused {
+                        throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
+                    }
+                    return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
+                case .notAHeader(_, let error), .format(let error):
                     if let what = Self.notRNCryptor(input) { return report(shown, what, .failure) }
                     return report(shown, error.words, .failure)
-                case .base64Text where linesRefused:
-                    throw CommandFailure(.usage, "-o writes one whole message (an age, OpenPGP or Ansible Vault file, or a raw RNCryptor message with --binary): \(Output.escaped(shown)) holds lines; redirect stdout instead")
-                case .base64Text: return report(shown, "base64 text, not a raw message (drop --binary)", .failure)
-                case .otherKind:
-                    // Not reached: the registry sent another kind's input to it above.
-                    return report(shown, KindDecryption.openPGPHint, .failure)
                 // The asked password failed too: the chain's failure, as without asking.
                 case .notOpened(let failure): return report(shown, (notOpened ?? failure).words, .failure)
                 case .inputChanged: return report(shown, KindDecryption.inputChanged, .ioError)
