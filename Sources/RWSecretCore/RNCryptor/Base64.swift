@@ -20,15 +20,6 @@ package enum Base64 {
     /// Whether `byte` is a character of the standard or URL-safe alphabet (not `=`).
     package static func isAlphabetCharacter(_ byte: UInt8) -> Bool { values[Int(byte)] != 255 }
 
-    /// Whether `prefix` is base64 text (what a reader of raw messages was not meant for).
-    package static func looksLikeText(_ prefix: [UInt8]) -> Bool {
-        let sample = prefix.prefix(64)
-        guard sample.count >= 4 else { return false }
-        return sample.allSatisfy { byte in
-            isAlphabetCharacter(byte) || [UInt8(ascii: "="), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains(byte)
-        }
-    }
-
     /// Standard base64 with `=` padding.
     package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out: [UInt8] = []

@@ -162,7 +162,13 @@ package enum KindRegistry {
     }
 
     /// Whether `prefix` is base64 text (what `--binary` was not meant for).
-    package static func looksLikeBase64Text(_ prefix: [UInt8]) -> Bool { Base64.looksLikeText(prefix) }
+    package static func looksLikeBase64Text(_ prefix: [UInt8]) -> Bool {
+        let sample = prefix.prefix(64)
+        guard sample.count >= 4 else { return false }
+        return sample.allSatisfy { byte in
+            Base64.isAlphabetCharacter(byte) || [UInt8(ascii: "="), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains(byte)
+        }
+    }
 
     /// Whether the first line of `prefix` is an age file's, damaged (`age-…`, or holding
     /// `-encryption.org/`): better said than RNCryptor's "unknown version 97".
