@@ -49,7 +49,9 @@ let message = RNCryptor.encrypt(Array("opened by RWSecretCore alone".utf8), pass
 print("core: " + String(decoding: try RNCryptor.decrypt(message, password: password), as: UTF8.self))
 let store = MemoryPasswordStore([StoredPassword(label: "other", secret: SecretBytes(utf8: "x")), StoredPassword(label: "app", secret: password)])
 let client = PasswordClient(runOnly: []) { store }
-let opened = try await client.decrypt(message)
+/// The async form: the chain's key derivations hold no Swift concurrency thread.
+func open(_ message: [UInt8]) async throws -> Decrypted { try await client.decrypt(message) }
+let opened = try await open(message)
 print("core chain: " + String(decoding: opened.plaintext, as: UTF8.self) + " (by " + (opened.openedBy.passwordName ?? "the key") + ")")
 EOF
 
