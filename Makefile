@@ -113,12 +113,12 @@ check-consumer:
 thin-check:
 	@SWIFT="$(SWIFT)" sh scripts/thin-check.sh
 
-## docs: the DocC documentation of both library products, RWSecretCore and RWSecretKit (their catalogs
+## docs: the DocC documentation of the library products, RWSecretCore, RWSecretKit and RNCryptorCompat (their catalogs
 ## Sources/*/*.docc, swift-docc-plugin), into .build/plugins/Swift-DocC/outputs, combined so that
 ## RWSecretKit's pages link RWSecretCore's (``/RWSecretCore/Symbol``); any warning (a broken link,
 ## an unknown symbol) fails it
 docs: deps
-	$(SWIFT) package generate-documentation --target RWSecretCore --target RWSecretKit \
+	$(SWIFT) package generate-documentation --target RWSecretCore --target RWSecretKit --target RNCryptorCompat \
 		--enable-experimental-combined-documentation --warnings-as-errors
 
 ## api-check: the public symbols of RWSecretCore, RWSecretKit and RNCryptorCompat (swift symbolgraph-extract) against

@@ -16,7 +16,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // `make docs`: `swift package generate-documentation` (the DocC catalogs of RWSecretCore and RWSecretKit).
+        // `make docs`: `swift package generate-documentation` (the DocC catalog of each library product).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // FilePath, FileDescriptor and Errno in the library's public API.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),

@@ -4,13 +4,14 @@ import Testing
 /// Issue 33, item 5: each library product has a getting-started article whose first snippet
 /// opens its kinds in ten lines or fewer, and that snippet is real code: typechecked by
 /// `swiftc` against the modules just built, importing its own product only (RWSecretCore's
-/// sees none of RWSecretKit's symbols). Before, RWSecretCore had no catalog at all.
+/// sees none of RWSecretKit's symbols). Before, RWSecretCore and RNCryptorCompat had no catalog.
 @Suite("Each product's getting-started article opens its kinds in ten lines or fewer")
 struct ProductGettingStartedTests {
     /// The products, their article and what their first snippet takes as given.
     static let products: [(module: String, article: String, prelude: String)] = [
         ("RWSecretCore", "Sources/RWSecretCore/RWSecretCore.docc/GettingStarted.md", "let message: [UInt8] = []"),
         ("RWSecretKit", "Sources/RWSecretKit/RWSecretKit.docc/GettingStartedWithKinds.md", ""),
+        ("RNCryptorCompat", "Sources/RNCryptorCompat/RNCryptorCompat.docc/GettingStarted.md", ""),
     ]
 
     /// The first Swift block of the article at `path` (under the package's root), its lines as written.
@@ -32,8 +33,9 @@ struct ProductGettingStartedTests {
         #expect(!lines.isEmpty && lines.count <= 10, "\(lines.count) lines in \(product.article)'s first snippet")
         let imports = lines.filter { $0.hasPrefix("import ") }
         #expect(imports.contains("import \(module)"), "\(imports)")
-        let other = module == "RWSecretCore" ? "RWSecretKit" : "RWSecretCore"
-        #expect(!imports.contains("import \(other)"), "\(imports)")
+        // No other product's module: the snippet is this product's alone.
+        let others = Self.products.map(\.module).filter { $0 != module }
+        #expect(!imports.contains { line in others.contains { line == "import \($0)" } }, "\(imports)")
         // The snippet's own imports, its inputs, then its body in a throwing function.
         let body = code.filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
         let source = imports.joined(separator: "\n") + "\n" + product.prelude + "\nfunc snippet() throws {\n" + body + "\n}\n"
