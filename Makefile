@@ -12,7 +12,7 @@ APT_PACKAGES := libssl-dev libsecret-1-dev pkg-config gnome-keyring libsecret-to
 # messages of the round trips; the vault cache tests look at the keys with keyctl; the core
 # image tests take one with gdb's gcore.
 TEST_APT_PACKAGES := strace valgrind bindfs fuse3 age ansible-core zlib1g-dev openssh-client gnupg keyutils gdb libbotan-2-19
-# The version's one place is Sources/RWSecretKit/Support/Version.swift.
+# The version's one place is Sources/RWSecretCore/Support/Version.swift.
 VERSION := $(shell sh scripts/version.sh)
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The release build links the Swift runtime statically, and libstdc++ (which the runtime
@@ -101,7 +101,8 @@ check-startup-growth: release
 
 ## check-consumer: a throw-away package depends on a tagged clone (committed code) by
 ## file:// URL and `from:` version, builds (SwiftPM refuses unsafe flags in a dependency)
-## and decrypts with RWSecretKit and RNCryptorCompat
+## and decrypts with RWSecretKit, RNCryptorCompat and RWSecretCore alone (an RNCryptor-only program that
+## links libcrypto and the runtimes only; RWSecretCore's target needs none of the other kinds' modules)
 check-consumer:
 	@SWIFT="$(SWIFT)" sh scripts/consumer-check.sh
 
@@ -112,12 +113,15 @@ check-consumer:
 thin-check:
 	@SWIFT="$(SWIFT)" sh scripts/thin-check.sh
 
-## docs: RWSecretKit's DocC documentation (Sources/RWSecretKit/RWSecretKit.docc, swift-docc-plugin),
-## into .build/plugins/Swift-DocC/outputs; any warning (a broken link, an unknown symbol) fails it
+## docs: the DocC documentation of the library products, RWSecretCore, RWSecretKit and RNCryptorCompat (their catalogs
+## Sources/*/*.docc, swift-docc-plugin), into .build/plugins/Swift-DocC/outputs, combined so that
+## RWSecretKit's pages link RWSecretCore's (``/RWSecretCore/Symbol``); any warning (a broken link,
+## an unknown symbol) fails it
 docs: deps
-	$(SWIFT) package generate-documentation --target RWSecretKit --warnings-as-errors
+	$(SWIFT) package generate-documentation --target RWSecretCore --target RWSecretKit --target RNCryptorCompat \
+		--enable-experimental-combined-documentation --warnings-as-errors
 
-## api-check: the public symbols of RWSecretKit and RNCryptorCompat (swift symbolgraph-extract) against
+## api-check: the public symbols of RWSecretCore, RWSecretKit and RNCryptorCompat (swift symbolgraph-extract) against
 ## the committed api.txt: fails when the count, the digest or any declaration differs
 api-check: deps
 	SWIFT="$(SWIFT)" python3 scripts/api-check.py check
@@ -126,7 +130,7 @@ api-check: deps
 api-update: deps
 	SWIFT="$(SWIFT)" python3 scripts/api-check.py update
 
-## api-breaking: swift package diagnose-api-breaking-changes for RWSecretKit and RNCryptorCompat against
+## api-breaking: swift package diagnose-api-breaking-changes for RWSecretCore, RWSecretKit and RNCryptorCompat against
 ## the latest tag; fails on a breaking change; says so and succeeds while there is no tag (no baseline)
 api-breaking: deps
 	SWIFT="$(SWIFT)" sh scripts/api-breaking.sh

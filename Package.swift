@@ -4,14 +4,19 @@ import PackageDescription
 let package = Package(
     name: "rwsecret",
     products: [
+        // Every kind: age, OpenPGP, Ansible Vault and RNCryptor, and the opener of any of them
+        // (re-exports RWSecretCore).
         .library(name: "RWSecretKit", targets: ["RWSecretKit"]),
+        // RNCryptor alone, with the password chain and the stores: links libcrypto (and loads
+        // libsecret for the keyring), none of the other kinds' libraries.
+        .library(name: "RWSecretCore", targets: ["RWSecretCore"]),
         // RNCryptor Swift's API over RWSecretKit: change `import RNCryptor` to `import RNCryptorCompat`.
         .library(name: "RNCryptorCompat", targets: ["RNCryptorCompat"]),
         .executable(name: "rwsecret", targets: ["rwsecret"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // `make docs`: `swift package generate-documentation` (the DocC catalog in Sources/RWSecretKit).
+        // `make docs`: `swift package generate-documentation` (the DocC catalog of each library product).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // FilePath, FileDescriptor and Errno in the library's public API.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
@@ -59,10 +64,20 @@ let package = Package(
         ),
         // The PBKDF2-HMAC-SHA1 inner-loop kernels (the one place SHA-1 is computed here).
         .target(name: "CSHA1Kernel"),
+        // RNCryptor, the password chain, the stores and the scheduler: no other kind's library.
+        .target(
+            name: "RWSecretCore",
+            dependencies: [
+                "COpenSSL", "CLibSecret", "CLinuxSyscalls", "CSHA1Kernel",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
+        // age, OpenPGP and Ansible Vault, the one registry of kinds and the opener of any kind.
         .target(
             name: "RWSecretKit",
             dependencies: [
-                "COpenSSL", "CLibSecret", "CLibSSH", "CBotan", "CLinuxSyscalls", "CSHA1Kernel", "CZlib", "CBZip2", "CArgon2",
+                "RWSecretCore", "COpenSSL", "CLibSSH", "CBotan", "CLinuxSyscalls", "CZlib", "CBZip2", "CArgon2",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             linkerSettings: [.linkedLibrary("dl")]
@@ -77,7 +92,7 @@ let package = Package(
             ],
         ),
         // The only module that imports Foundation (RWSecretKit stays Foundation-free).
-        .target(name: "RNCryptorCompat", dependencies: ["RWSecretKit"]),
+        .target(name: "RNCryptorCompat", dependencies: ["RWSecretCore"]),
         .executableTarget(
             name: "rwsecret-bench",
             dependencies: ["RWSecretKit", "COpenSSL"]

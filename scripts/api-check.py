@@ -3,15 +3,19 @@
 
 Usage: scripts/api-check.py check|update|breaking   (from the repository root; SWIFT names the driver)
 
-Builds RWSecretKit and RNCryptorCompat, extracts each module's public symbol graph (synthesized
-members left out), and writes one line per public symbol: its kind, its path and its declaration.
+Builds RWSecretCore, RWSecretKit and RNCryptorCompat, extracts each module's public symbol graph
+(synthesized members left out; a module's extensions of another's types are its own lines), and writes one line per public symbol: its kind, its path and its declaration.
 `check` fails when the count, the digest or any line differs from the committed api.txt, and
 shows the difference; `update` rewrites api.txt. Every change to the public API is then a
 visible change to api.txt in the same commit (the swift-crypto / swift-nio habit).
 
 `breaking` (`make api-breaking` while the repository has no tag) takes api.txt as the last
 release's API: a symbol of api.txt that the build lacks, or declares differently, is a breaking
-change. It lists each, and fails unless the version's one place (Version.swift) has a major
+change. RWSecretKit re-exports RWSecretCore (`@_exported`), so a symbol of RWSecretKit that
+moved to RWSecretCore is still there for every `import RWSecretKit`: RWSecretKit's symbols are
+compared with the union of both modules', and a `let` that became a `var { get }` (a stored
+property that became a computed one in an extension) is read the same way, and a default argument
+that moved into an overload without its parameter is called the same way, so none is a break. It lists each, and fails unless the version's one place (Version.swift) has a major
 version above api.txt's `version:` line (semantic versioning: a breaking change needs one).
 """
 import difflib
@@ -19,11 +23,14 @@ import glob
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
-MODULES = ["RWSecretKit", "RNCryptorCompat"]
+MODULES = ["RWSecretCore", "RWSecretKit", "RNCryptorCompat"]
+# What each module's `import` brings besides its own symbols: the modules it re-exports.
+REEXPORTS = {"RWSecretKit": ["RWSecretCore"], "RNCryptorCompat": ["RWSecretCore"]}
 SWIFT = os.environ.get("SWIFT", "swift")
 ROOT = os.getcwd()
 API_FILE = os.path.join(ROOT, "api.txt")
@@ -64,7 +71,8 @@ def public_symbols(module, bin_path, triple, work):
 
 
 def render():
-    subprocess.run([SWIFT, "build", "--target", "RNCryptorCompat"], check=True, stdout=subprocess.DEVNULL)
+    for target in ("RWSecretKit", "RNCryptorCompat"):
+        subprocess.run([SWIFT, "build", "--target", target], check=True, stdout=subprocess.DEVNULL)
     bin_path = run(SWIFT, "build", "--show-bin-path")
     triple = json.loads(run(SWIFT, "-print-target-info"))["target"]["triple"]
     with tempfile.TemporaryDirectory() as work:
@@ -101,6 +109,32 @@ def main():
     return 1
 
 
+def unstored(line):
+    """`swift.property P: let x: T` as the computed property it may have become: `var x: T { get }`."""
+    head, _, declaration = line.partition(": ")
+    if head.startswith("swift.property ") and declaration.startswith("let "):
+        return head + ": var " + declaration[4:] + " { get }"
+    return line
+
+
+def defaults_kept(line, now):
+    """`line` with default arguments that left its declaration, when every call that used one still
+    compiles: the declaration is there without them, and so is an overload without each such
+    parameter (moved to a module without the default's value, with the short form beside it)."""
+    head, _, declaration = line.partition(": ")
+    if not head.startswith(("swift.init ", "swift.func ", "swift.method ", "swift.type.method ")):
+        return line
+    plain = re.sub(r" = [^,()]+(?:\([^()]*\))?(?=[,)])", "", declaration)
+    if plain == declaration or head + ": " + plain not in now:
+        return line
+    path = head.split(" ", 1)[1]
+    for label in re.findall(r"(\w+)(?: \w+)?: [^,()=]+ = ", declaration):
+        shorter = path.replace(label + ":", "", 1)
+        if not any(other.partition(": ")[0].split(" ", 1)[-1] == shorter for other in now):
+            return line
+    return head + ": " + plain
+
+
 def breaking(committed, symbols):
     baseline = next((line.split(":", 1)[1].strip() for line in committed.splitlines() if line.startswith("version:")), None)
     if baseline is None:
@@ -114,15 +148,19 @@ def breaking(committed, symbols):
             before.setdefault(module, set()).add(line)
     broken = []
     for name in MODULES:
-        now = set(symbols[name])
+        # What `import NAME` reaches: its symbols and those of the modules it re-exports.
+        now = set(symbols[name]).union(*(symbols[other] for other in REEXPORTS.get(name, [])))
         old = before.get(name, set())
+        # Reading a `let` and a `var { get }` is the same call for a consumer.
+        old = {line if line in now or unstored(line) not in now else unstored(line) for line in old}
+        old = {line if line in now else defaults_kept(line, now) for line in old}
         broken += ["%s: %s" % (name, line) for line in sorted(old - now)]
         # A case added to a public enum breaks every exhaustive switch over it.
         enums = {line.split(":")[0].split(" ", 1)[1] for line in old if line.startswith("swift.enum ")}
         broken += ["%s: added %s" % (name, line) for line in sorted(now - old)
                    if line.startswith("swift.enum.case ") and line.split(":")[0].split(" ", 1)[1].rsplit(".", 1)[0] in enums]
     current = version()
-    print("api-breaking: the public API of %s against api.txt (version %s), as version %s" % (", ".join(MODULES), baseline, current))
+    print("api-breaking: the public API of %s against api.txt (version %s), as version %s (RWSecretKit and RNCryptorCompat with what they re-export)" % (", ".join(MODULES), baseline, current))
     if not broken:
         print("api-breaking: nothing public broke since %s" % baseline)
         return 0
@@ -132,7 +170,7 @@ def breaking(committed, symbols):
     if int(current.split(".")[0]) > int(baseline.split(".")[0]):
         print("api-breaking: allowed: %s is a new major version" % current)
         return 0
-    print("api-breaking: breaking changes need a new major version (Sources/RWSecretKit/Support/Version.swift says %s)" % current, file=sys.stderr)
+    print("api-breaking: breaking changes need a new major version (Sources/RWSecretCore/Support/Version.swift says %s)" % current, file=sys.stderr)
     return 1
 
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Proves RWSecretKit and RNCryptorCompat consumable by URL and version: clones the
+# Proves RWSecretKit, RWSecretCore and RNCryptorCompat consumable by URL and version: clones the
 # committed repository, tags the clone with RWSECRET_CONSUMER_VERSION (default 99.0.0;
 # `make release-check` gives the version of Version.swift), and builds and runs a
 # throw-away package that depends on it with `.package(url: "file://…", from: VERSION)`.
@@ -31,8 +31,28 @@ let package = Package(
             .product(name: "RWSecretKit", package: "rwsecret"),
             .product(name: "RNCryptorCompat", package: "rwsecret"),
         ]),
+        // An RNCryptor-only program: the RWSecretCore product alone (issue 33, item 5).
+        .executableTarget(name: "core-consumer", dependencies: [
+            .product(name: "RWSecretCore", package: "rwsecret"),
+        ]),
     ]
 )
+EOF
+
+# RWSecretCore alone: RNCryptor with a password, a chain over a store, and the async form.
+mkdir -p "$tmp/consumer/Sources/core-consumer"
+cat > "$tmp/consumer/Sources/core-consumer/main.swift" <<'EOF'
+import RWSecretCore
+
+let password = SecretBytes(utf8: "core-password")
+let message = RNCryptor.encrypt(Array("opened by RWSecretCore alone".utf8), password: password)
+print("core: " + String(decoding: try RNCryptor.decrypt(message, password: password), as: UTF8.self))
+let store = MemoryPasswordStore([StoredPassword(label: "other", secret: SecretBytes(utf8: "x")), StoredPassword(label: "app", secret: password)])
+let client = PasswordClient(runOnly: []) { store }
+/// The async form: the chain's key derivations hold no Swift concurrency thread.
+func open(_ message: [UInt8]) async throws -> Decrypted { try await client.decrypt(message) }
+let opened = try await open(message)
+print("core chain: " + String(decoding: opened.plaintext, as: UTF8.self) + " (by " + (opened.openedBy.passwordName ?? "the key") + ")")
 EOF
 
 # RWSecretKit, Foundation-free (its own file: both modules have a type named RNCryptor).
@@ -293,6 +313,42 @@ if command -v readelf >/dev/null; then
 else
     linked=" (NEEDED check SKIPPED: no readelf)"
 fi
+# The RNCryptor-only program links libcrypto and the C and Swift runtimes, nothing else: no
+# zlib, libbz2, libargon2, libssh, Botan or Foundation (libsecret is loaded with dlopen when a
+# keyring store is opened). And RWSecretCore's target, by the manifest, depends on none of the
+# system modules of the other kinds, so building it needs none of their headers either.
+core="$tmp/build/debug/core-consumer"
+[ -x "$core" ] || { echo "consumer-check: the RWSecretCore-only program did not build" >&2; exit 1; }
+[ "$("$core")" = "core: opened by RWSecretCore alone
+core chain: opened by RWSecretCore alone (by app)" ] || { echo "consumer-check: the RWSecretCore-only program: $("$core" 2>&1)" >&2; exit 1; }
+if command -v readelf >/dev/null; then
+    other=$(readelf -d "$core" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' \
+        | grep -vE '^(libcrypto\.so|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libutil\.so|ld-linux|libgcc_s\.so|libstdc\+\+\.so|libswift[A-Za-z_]*\.so|libdispatch\.so|libBlocksRuntime\.so)' || true)
+    [ -z "$other" ] || { echo "consumer-check: the RWSecretCore-only program links more than libcrypto and the runtimes: $other" >&2; exit 1; }
+    readelf -d "$core" | grep -q '(NEEDED).*\[libcrypto\.so' || { echo "consumer-check: the RWSecretCore-only program does not link libcrypto" >&2; exit 1; }
+    linked="$linked; RWSecretCore alone: libcrypto and the runtimes"
+fi
+(cd "$tmp/rwsecret" && "$SWIFT" package dump-package) > "$tmp/manifest.json"
+python3 - "$tmp/manifest.json" <<'EOF'
+import json, sys
+targets = {t["name"]: t for t in json.load(open(sys.argv[1]))["targets"]}
+def names(target):
+    for dependency in target["dependencies"]:
+        for kind in ("byName", "target"):
+            if kind in dependency: yield dependency[kind][0]
+seen, todo = set(), ["RWSecretCore"]
+while todo:
+    name = todo.pop()
+    if name in seen or name not in targets: continue
+    seen.add(name)
+    todo.extend(names(targets[name]))
+if "RWSecretCore" not in seen:
+    sys.exit("consumer-check: no RWSecretCore target")
+others = sorted(seen & {"CZlib", "CBZip2", "CArgon2", "CLibSSH", "CBotan", "RWSecretKit"})
+if others:
+    sys.exit("consumer-check: RWSecretCore's target depends on " + ", ".join(others))
+EOF
+
 "$bin" "$tmp/rwsecret/Fixtures/kinds" > "$tmp/out.txt"
 cat > "$tmp/expected.txt" <<'EOF'
 kit: written by RWSecretKit
@@ -329,4 +385,4 @@ if ! diff -u "$tmp/expected.txt" "$tmp/out.txt"; then
     echo "consumer-check: unexpected output from the consumer package" >&2
     exit 1
 fi
-echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group, an identity of its own, an OpenPGP key and a chain of mixed credentials)$linked"
+echo "consumer-check: a package depending on rwsecret from: $version (file:// URL) built and decrypted (RWSecretKit, RNCryptorCompat; an RNCryptor-only program on RWSecretCore alone; age, OpenPGP and Ansible Vault through MessageOpener, a custom store that throws, async forms in a task group, an identity of its own, an OpenPGP key and a chain of mixed credentials)$linked"

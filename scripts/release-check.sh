@@ -8,13 +8,13 @@
 set -eu
 SWIFT=${SWIFT:-swift}
 version=$(sh scripts/version.sh)
-echo "release-check: version $version (Sources/RWSecretKit/Support/Version.swift)"
+echo "release-check: version $version (Sources/RWSecretCore/Support/Version.swift)"
 
 grep -Eq "^## \[(Unreleased|$version)\]" CHANGELOG.md || {
     echo "release-check: CHANGELOG.md has neither an [Unreleased] nor a [$version] section" >&2; exit 1; }
 
 # Where the docs show a dependency on rwsecret, it is on this version (the version's one place is Version.swift).
-stale=$(grep -rnE 'rwsecret[^"]*", from: "[0-9]' README.md docs/library.md Sources/RWSecretKit/RWSecretKit.docc | grep -v "from: \"$version\"" || true)
+stale=$(grep -rnE 'rwsecret[^"]*", from: "[0-9]' README.md docs/library.md Sources/RWSecretKit/RWSecretKit.docc Sources/RWSecretCore/RWSecretCore.docc | grep -v "from: \"$version\"" || true)
 if [ -n "$stale" ]; then
     echo "release-check: a snippet depends on another version than $version:" >&2
     echo "$stale" >&2

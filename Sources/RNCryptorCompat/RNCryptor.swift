@@ -1,4 +1,4 @@
-// RNCryptor Swift's public API (RNCryptor 5), over RWSecretKit, for Linux.
+// RNCryptor Swift's public API (RNCryptor 5), over RWSecretCore (RNCryptor alone: libcrypto is the one library it links), for Linux.
 //
 // A program written against RNCryptor Swift builds against this module by
 // changing `import RNCryptor` to `import RNCryptorCompat`. Messages are the
@@ -10,9 +10,9 @@
 // See `RNCryptor.Decryptor` for why.
 
 import Foundation
-// Re-exported: `RNCryptor` is RWSecretKit's namespace, which this module extends with
+// Re-exported: `RNCryptor` is RWSecretCore's namespace, which this module extends with
 // RNCryptor Swift's API, so a file that imports both products sees one `RNCryptor`.
-@_spi(Testing) @_exported public import RWSecretKit
+@_spi(Testing) @_exported public import RWSecretCore
 
 /// A mutable, incremental, password-based encryptor or decryptor.
 ///
@@ -121,7 +121,7 @@ extension RNCryptor {
         /// Creates a decryptor for a non-empty password, used as UTF-8.
         public init(password: String) {
             assert(password != "", "RNCryptor.Decryptor needs a non-empty password")
-            held = HeldDecryption(RWSecretKit.Decryptor(password: SecretBytes(utf8: password)), emptyError: .unknownHeader)
+            held = HeldDecryption(RWSecretCore.Decryptor(password: SecretBytes(utf8: password)), emptyError: .unknownHeader)
         }
 
         /// Decrypts a whole message and invalidates the decryptor; returns nothing unless the HMAC verifies.
@@ -160,7 +160,7 @@ extension RNCryptor {
 
     /// A v3 encryptor: with a password, or with keys (key-based messages).
     public final class EncryptorV3: RNCryptorType {
-        private let encryptor: RWSecretKit.Encryptor
+        private let encryptor: RWSecretCore.Encryptor
 
         /// Creates a password-based encryptor with fresh random salts and IV.
         public convenience init(password: String) {
@@ -184,7 +184,7 @@ extension RNCryptor {
             precondition(hmacKey.count == FormatV3.keySize, "HMAC key must be 32 bytes")
             precondition(iv.count == FormatV3.ivSize, "IV must be 16 bytes")
             // The preconditions above are RNCryptor Swift's own: the sizes cannot throw here.
-            encryptor = try! RWSecretKit.Encryptor(keys: MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey)),
+            encryptor = try! RWSecretCore.Encryptor(keys: MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey)),
                                               iv: [UInt8](iv))
         }
 
@@ -194,7 +194,7 @@ extension RNCryptor {
         public init(password: String, encryptionSalt: Data, hmacSalt: Data, iv: Data) {
             precondition(encryptionSalt.count == FormatV3.saltSize && hmacSalt.count == FormatV3.saltSize, "salts must be 8 bytes")
             precondition(iv.count == FormatV3.ivSize, "IV must be 16 bytes")
-            encryptor = try! RWSecretKit.Encryptor(password: SecretBytes(utf8: password), encryptionSalt: [UInt8](encryptionSalt),
+            encryptor = try! RWSecretCore.Encryptor(password: SecretBytes(utf8: password), encryptionSalt: [UInt8](encryptionSalt),
                                               hmacSalt: [UInt8](hmacSalt), iv: [UInt8](iv))
         }
 
@@ -225,7 +225,7 @@ extension RNCryptor {
         /// Creates a decryptor for password-based messages (non-empty password, used as UTF-8).
         public init(password: String) {
             assert(password != "", "RNCryptor.DecryptorV3 needs a non-empty password")
-            held = HeldDecryption(RWSecretKit.Decryptor(password: SecretBytes(utf8: password)), emptyError: .messageTooShort)
+            held = HeldDecryption(RWSecretCore.Decryptor(password: SecretBytes(utf8: password)), emptyError: .messageTooShort)
         }
 
         /// Creates a decryptor for key-based messages; both keys must be `FormatV3.keySize` (32) bytes.
@@ -233,7 +233,7 @@ extension RNCryptor {
             precondition(encryptionKey.count == FormatV3.keySize, "encryption key must be 32 bytes")
             precondition(hmacKey.count == FormatV3.hmacSize, "HMAC key must be 32 bytes")
             let keys = try! MessageKeys(encryptionKey: SecretBytes(encryptionKey), hmacKey: SecretBytes(hmacKey))  // sizes checked above
-            held = HeldDecryption(RWSecretKit.Decryptor(keys: keys), emptyError: .messageTooShort)
+            held = HeldDecryption(RWSecretCore.Decryptor(keys: keys), emptyError: .messageTooShort)
         }
 
         /// Decrypts a whole message and invalidates the decryptor; returns nothing unless the HMAC verifies.
@@ -253,13 +253,13 @@ extension RNCryptor {
 
 /// RWSecretKit's decryptor (which releases the plaintext only once the HMAC verifies), in RNCryptor Swift's shape.
 private final class HeldDecryption {
-    private let decryptor: RWSecretKit.Decryptor
+    private let decryptor: RWSecretCore.Decryptor
     /// Thrown by `finalData()` when no byte was given (RNCryptor Swift: unknownHeader
     /// for `Decryptor`, messageTooShort for `DecryptorV3`).
     private let emptyError: RNCryptor.Error
     private var sawFirstByte = false
 
-    init(_ decryptor: RWSecretKit.Decryptor, emptyError: RNCryptor.Error) {
+    init(_ decryptor: RWSecretCore.Decryptor, emptyError: RNCryptor.Error) {
         self.decryptor = decryptor
         self.emptyError = emptyError
     }

@@ -230,12 +230,13 @@ struct PublicAPITests {
     /// What the articles' snippets take as given (their inputs), declared for the typecheck.
     static let articlePrelude = """
         import RWSecretKit
+        import Foundation
         import Glibc
         import SystemPackage
         let bytes: [UInt8] = [], keyBasedMessage: [UInt8] = [], firstPart: [UInt8] = [], secondPart: [UInt8] = []
         let parts: [[UInt8]] = [], encryptionKey = [UInt8](repeating: 1, count: 32), hmacKey = [UInt8](repeating: 2, count: 32)
         let client = PasswordClient(runOnly: []) { nil }
-        let lockFile = "", vaultPath = "", identityFileText = ""
+        let lockFile = "", vaultPath = "", identityFileText = "", message: [UInt8] = []
         func passphraseFromYourConfiguration() -> SecretBytes? { nil }
         struct Configuration { let primary = "", previous = "" }
         let configuration = Configuration()
@@ -245,9 +246,10 @@ struct PublicAPITests {
     func articleSnippetsTypecheck() throws {
         var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
-        let catalog = root.appendingPathComponent("Sources/RWSecretKit/RWSecretKit.docc")
+        // Both products' catalogs (RWSecretKit re-exports RWSecretCore: one import reaches both).
         var blocks: [(article: String, code: String)] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted() where name.hasSuffix(".md") {
+        let catalogs = ["RWSecretCore/RWSecretCore.docc", "RWSecretKit/RWSecretKit.docc"].map { root.appendingPathComponent("Sources/" + $0) }
+        for catalog in catalogs { for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted() where name.hasSuffix(".md") {
             let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
             var current: [Substring]?
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -258,8 +260,8 @@ struct PublicAPITests {
                     current = nil
                 } else if current != nil, !line.hasPrefix("import ") { current!.append(line) }  // the prelude imports
             }
-        }
-        #expect(blocks.count >= 8, "only \(blocks.count) Swift snippets found in \(catalog.path)")
+        } }
+        #expect(blocks.count >= 8, "only \(blocks.count) Swift snippets found in the catalogs")
         // Each snippet in a scope of its own: they may reuse names, as articles do.
         let source = Self.articlePrelude + "\n" + blocks.map { "do { // \($0.article)\n\($0.code)\n}" }.joined(separator: "\n")
         let errors = try Self.typecheck(source)

@@ -11,11 +11,11 @@ struct DocumentationTests {
         return dir
     }()
 
-    /// The variables read under Sources/ (the tool and the library; not the bench, not C header guards).
+    /// The variables read under Sources/ (the tool and both library modules; not the bench, not C header guards).
     static func variablesRead() throws -> Set<String> {
         var names: Set<String> = []
         let regex = try NSRegularExpression(pattern: "RWSECRET_[A-Z_]+")
-        for folder in ["Sources/rwsecret", "Sources/RWSecretKit"] {
+        for folder in ["Sources/rwsecret", "Sources/RWSecretKit", "Sources/RWSecretCore"] {
             let enumerator = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
                 guard url.pathExtension == "swift" else { continue }
@@ -221,7 +221,7 @@ struct ReadmeTests {
     @Test("the troubleshooting table quotes the tool's own messages")
     func troubleshootingMessages() throws {
         var sources = ""
-        for folder in ["Sources/rwsecret", "Sources/RWSecretKit"] {
+        for folder in ["Sources/rwsecret", "Sources/RWSecretKit", "Sources/RWSecretCore"] {
             let enumerator = FileManager.default.enumerator(at: DocumentationTests.root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
                 if url.pathExtension == "swift" { sources += try String(contentsOf: url, encoding: .utf8) }

@@ -1,3 +1,4 @@
+@_spi(Testing) internal import RWSecretCore
 internal import Synchronization
 
 extension Decryption {

@@ -123,7 +123,7 @@ extension Decryption {
         public let cost: String?
         /// The file name and date an OpenPGP message carries, its signatures not checked yet.
         public let literal: LiteralData?
-        /// The plaintext, for an open into memory; empty for one into a ``PrivateFile``.
+        /// The plaintext, for an open into memory; empty for one into a ``/RWSecretCore/PrivateFile``.
         public let plaintext: [UInt8]
     }
 
@@ -287,7 +287,7 @@ private final class ReadingSource: ByteSource {
 }
 
 extension Decryption.Opened {
-    /// The message opened into memory as a ``Decrypted``: its plaintext, what opened it, its
+    /// The message opened into memory as a ``/RWSecretCore/Decrypted``: its plaintext, what opened it, its
     /// kind and its literal data (signatures not checked).
     public var decrypted: Decrypted { Decrypted(plaintext: plaintext, openedBy: openedBy, kind: kind, literal: literal) }
 }

@@ -1,12 +1,12 @@
 /// The identities a run of many messages offers each age file and OpenPGP message, in order:
-/// the one that opened the last message first (as a ``PasswordClient`` puts its last winning
+/// the one that opened the last message first (as a ``/RWSecretCore/PasswordClient`` puts its last winning
 /// password first), then the X25519 identities (the store's in stored order, then the run's
 /// files'), then the others (SSH keys, OpenPGP keys, a program's own).
 ///
 /// The store's identities are read once, when the first message that takes identities needs
 /// them: a run of messages to passwords alone never reads them (nor asks for a vault's
-/// passphrase). A program reads a store's with ``IdentityStore/identities()`` and
-/// ``StoredIdentity/identity`` (named by their labels; nil for a damaged item, which it may
+/// passphrase). A program reads a store's with ``/RWSecretCore/IdentityStore/identities()`` and
+/// ``RWSecretCore/StoredIdentity/identity`` (named by their labels; nil for a damaged item, which it may
 /// warn of). `Sendable`: one chain serves every thread of a run.
 public final class IdentityChain: @unchecked Sendable {
     private let files: [NamedIdentity]

@@ -21,7 +21,7 @@ extension MessageRows {
 
     /// Why a row is no message: a ``code`` to act on and a ``description`` for people.
     ///
-    /// Not frozen: a struct with a ``Code``, as ``DecryptionFailure``, so a later version adds
+    /// Not frozen: a struct with a ``Code``, as ``/RWSecretCore/DecryptionFailure``, so a later version adds
     /// codes without breaking a `switch` over ``code`` (which needs a `default`).
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// Why a row is no message, in kind. Not frozen: later versions may add codes.

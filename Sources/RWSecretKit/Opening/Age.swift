@@ -6,7 +6,7 @@ public enum Age {
     public struct Identity: Sendable {
         package let named: NamedIdentity
 
-        /// The name ``Opener/identity(_:)`` reports when this identity opens a file.
+        /// The name ``/RWSecretCore/Opener/identity(_:)`` reports when this identity opens a file.
         public var name: String { named.name }
 
         /// The identities of an age identity file (one `AGE-SECRET-KEY-1…` per line, `#`
@@ -50,7 +50,7 @@ public enum Age {
         }
 
         /// The secret key of an X25519 identity as `age-keygen` writes it (`AGE-SECRET-KEY-1…`),
-        /// to keep it (``IdentityToAdd/init(label:age:)``, an identity file); nil for an OpenSSH key.
+        /// to keep it (``RWSecretCore/IdentityToAdd/init(label:age:)``, an identity file); nil for an OpenSSH key.
         public var secretKey: SecretBytes? {
             guard case .ageX25519(let identity) = named.credential else { return nil }
             return identity.secretKeyText
@@ -82,7 +82,7 @@ public enum Age {
     }
 
     /// Why an identity or a recipient was refused: a code and a description (never a secret).
-    /// Not frozen: a struct, as ``DecryptionFailure``.
+    /// Not frozen: a struct, as ``/RWSecretCore/DecryptionFailure``.
     public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What went wrong, in kind. Not frozen: later versions may add codes.
         public struct Code: Hashable, Sendable {

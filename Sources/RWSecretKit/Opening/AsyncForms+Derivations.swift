@@ -2,42 +2,6 @@
 // (making a message, reading a protected key): each runs the derivation through `BlockingWork`,
 // on a thread of the library's scheduler, while the awaiting task is suspended.
 
-extension Encryptor {
-    /// `init(password:)` without holding a Swift concurrency thread during its key
-    /// derivation (PBKDF2, twice).
-    public convenience init(password: SecretBytes) async {
-        try! await self.init(password: password, iterations: KeyDerivation.iterations)  // 10,000 is in range
-    }
-
-    /// `init(password:iterations:)` without holding a Swift concurrency thread during its key
-    /// derivation (PBKDF2, twice).
-    ///
-    /// - Throws: `RNCryptorError.iterationsOutOfRange` unless `iterations` is in
-    ///   1...``maximumIterations``.
-    public convenience init(password: SecretBytes, iterations: Int) async throws(RNCryptorError) {
-        try RNCryptorError.check(iterations: iterations)
-        let salts = (encryption: Crypto.randomBytes(count: MessageHeader.saltSize), hmac: Crypto.randomBytes(count: MessageHeader.saltSize))
-        let iv = Crypto.randomBytes(count: Crypto.blockSize)
-        let derived = await BlockingWork.run { () -> [SecretBytes] in
-            KeyDerivation.keys([(password, salts.encryption), (password, salts.hmac)], iterations: iterations)
-        }
-        self.init(salts: salts, iv: iv, derived: derived)
-    }
-}
-
-extension Decryptor {
-    /// `update(_:)` without holding a Swift concurrency thread: until the header is read (the
-    /// piece that completes a password-based message's header derives its keys, PBKDF2), the
-    /// update runs on a thread of the library's pool while the task is suspended; after it,
-    /// where nothing is derived any more, on the caller's thread at once.
-    public func update(_ data: some RandomAccessCollection<UInt8>) async throws(RNCryptorError) {
-        // The blocking form, named from a closure that is not async (here the async one would be).
-        if isPastHeader { return try { () throws(RNCryptorError) in try self.update(data) }() }
-        let piece = Array(data)
-        try await BlockingWork.run { () throws(RNCryptorError) in try self.update(piece) }
-    }
-}
-
 extension Age.Writer {
     /// `init(passphrase:workFactor:armor:)` without holding a Swift concurrency thread during
     /// scrypt.

@@ -1,7 +1,7 @@
 /// One credential of a chain: what ``MessageOpener`` is given, in order, to open messages of
 /// any kind (``MessageOpener/init(chain:legacyFormats:)``), and what it names when one opens
-/// (``CredentialName``). The library's credentials conform: a password (``ChainPassword``), the
-/// key of key-based RNCryptor messages, from a key file (``MessageKeys``), and every
+/// (``CredentialName``). The library's credentials conform: a password (``/RWSecretCore/ChainPassword``), the
+/// key of key-based RNCryptor messages, from a key file (``/RWSecretCore/MessageKeys``), and every
 /// ``Identity`` (``Age/Identity``, ``OpenPGP/Identity``, a program's own). A program writes its
 /// own credentials as identities: a type that conforms to this protocol alone opens nothing.
 public protocol ChainCredential: Sendable {
@@ -12,9 +12,9 @@ public protocol ChainCredential: Sendable {
 /// A secret that opens messages written to it, in age's shape (`age.Identity`'s
 /// `Unwrap(stanzas)`): given the wrapped keys of a message (an age header's recipient stanzas,
 /// an OpenPGP message's public-key session key packets), it unwraps the key that one of them
-/// carries for it. Passwords (``ChainPassword``) and the key of key-based RNCryptor messages
-/// (``MessageKeys``) are the chain's other credentials (``ChainCredential``); what opened a
-/// message is named by ``Opener`` and ``CredentialName``.
+/// carries for it. Passwords (``/RWSecretCore/ChainPassword``) and the key of key-based RNCryptor messages
+/// (``/RWSecretCore/MessageKeys``) are the chain's other credentials (``ChainCredential``); what opened a
+/// message is named by ``/RWSecretCore/Opener`` and ``CredentialName``.
 ///
 /// One requirement per kind of wrapped key, each with a default that unwraps nothing: an age
 /// identity implements `unwrap(_ stanzas: [Age.Stanza])`, an OpenPGP one
@@ -41,7 +41,7 @@ public protocol ChainCredential: Sendable {
 /// An identity costs no key derivation: it is offered after the passwords, in the order given,
 /// and the first that unwraps a key the message then verifies opens it.
 public protocol Identity: ChainCredential {
-    /// How it is named when it opens a message (``Opener/identity(_:)``): where it came
+    /// How it is named when it opens a message (``/RWSecretCore/Opener/identity(_:)``): where it came
     /// from (a file, `FILE#N`, a store's label). Never its secret.
     var name: String { get }
 
@@ -93,7 +93,7 @@ public protocol Recipient: Sendable {
 
 /// The name of the credential that opened a message, as records and `--verbose` write it:
 /// a password's chain name (its label, or where a run-only password came from), `identity NAME`,
-/// or `key-file`. Never a secret. ``Opener/name`` gives it.
+/// or `key-file`. Never a secret. ``RWSecretCore/Opener/name`` gives it.
 public struct CredentialName: Hashable, Sendable, CustomStringConvertible {
     /// What kind of credential it is. Not frozen: later versions may add kinds.
     public struct Kind: Hashable, Sendable {
@@ -104,7 +104,7 @@ public struct CredentialName: Hashable, Sendable, CustomStringConvertible {
         public static let password = Kind(1)
         /// An identity (``Identity``): an age X25519 or SSH key, an OpenPGP secret key, a consumer's own.
         public static let identity = Kind(2)
-        /// The key of key-based RNCryptor messages (``MessageKeys``).
+        /// The key of key-based RNCryptor messages (``/RWSecretCore/MessageKeys``).
         public static let key = Kind(3)
     }
 

@@ -1,11 +1,11 @@
 extension MessageOpener {
     /// An opener over one chain of credentials, in the order given: passwords
-    /// (``ChainPassword``), the key of key-based RNCryptor messages (``MessageKeys``, from a
+    /// (``/RWSecretCore/ChainPassword``), the key of key-based RNCryptor messages (``/RWSecretCore/MessageKeys``, from a
     /// key file) and identities (``Age/Identity``, ``OpenPGP/Identity``, a program's own
     /// ``Identity``), mixed as a program holds them. Each message, of any kind, is offered
     /// the credentials it has a place for: the passwords in their order, then the identities
     /// in theirs (an identity costs no key derivation); the first that opens it wins, and
-    /// ``Decrypted/openedBy`` names it (``Opener/name``: `LABEL`, `identity NAME`, `key-file`).
+    /// ``/RWSecretCore/Decrypted/openedBy`` names it (``RWSecretCore/Opener/name``: `LABEL`, `identity NAME`, `key-file`).
     ///
     /// ```swift
     /// let chain: [any ChainCredential] = [
@@ -17,7 +17,7 @@ extension MessageOpener {
     /// print(opened.openedBy.name)  // app, key-file or identity alice.sec.asc
     /// ```
     ///
-    /// The first ``MessageKeys`` is the key (RNCryptor has a place for one). A type of the
+    /// The first ``/RWSecretCore/MessageKeys`` is the key (RNCryptor has a place for one). A type of the
     /// program's own that is not an ``Identity`` has no place in any message: it is not offered.
     public init(chain: [any ChainCredential], legacyFormats: LegacyFormats = .refused) {
         var passwords: [ChainPassword] = []

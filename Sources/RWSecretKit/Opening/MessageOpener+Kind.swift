@@ -1,6 +1,6 @@
 extension MessageOpener {
     /// A kind of encrypted message the library opens: what ``MessageOpener/kind(of:)`` detects
-    /// and what ``Decrypted/kind`` reports. Not frozen: later versions add kinds.
+    /// and what ``RWSecretCore/Decrypted/kind`` reports. Not frozen: later versions add kinds.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         package let name: MessageKindName
 

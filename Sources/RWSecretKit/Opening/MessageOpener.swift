@@ -24,7 +24,7 @@ public struct MessageOpener: Sendable {
     public var jobs: Int = 1
     /// Bytes of memory those tries may use at once (0: one try at a time, whatever it costs).
     public var memory: Int = 0
-    /// The largest plaintext an in-memory open returns (larger: ``DecryptionFailure/Code/tooLarge``).
+    /// The largest plaintext an in-memory open returns (larger: ``/RWSecretCore/DecryptionFailure/Code/tooLarge``).
     public var plaintextLimit: Int = 64 << 20
 
     /// An opener over `client`'s chain, offering `identities` to age files and OpenPGP messages.
@@ -50,7 +50,7 @@ public struct MessageOpener: Sendable {
     ///
     /// Blocks for the key derivations; `await open(_:)` does not hold a concurrency thread.
     ///
-    /// - Throws: ``DecryptionFailure``: `format` (malformed, or no kind the library reads),
+    /// - Throws: ``/RWSecretCore/DecryptionFailure``: `format` (malformed, or no kind the library reads),
     ///   `noPasswordOpened`/`needsKey`/`keyDidNotOpen`/`badPadding` (RNCryptor),
     ///   `noCredentialOpened`/`notAuthentic`/`tooLarge` (the other kinds), `store`.
     public func open(_ message: some RandomAccessCollection<UInt8>) throws(DecryptionFailure) -> Decrypted {

@@ -23,10 +23,10 @@ public enum OpenPGP {
 
         package init(named: NamedIdentity) { self.named = named }
 
-        /// The name ``Opener/identity(_:)`` reports when this key opens a message.
+        /// The name ``/RWSecretCore/Opener/identity(_:)`` reports when this key opens a message.
         public var name: String { named.name }
 
-        /// This key named `name` instead (``Opener/identity(_:)`` reports it): a program that
+        /// This key named `name` instead (``/RWSecretCore/Opener/identity(_:)`` reports it): a program that
         /// names every key of a file by the file, where `parse` names each of several `name#N`.
         public func renamed(_ name: String) -> Identity {
             Identity(named: NamedIdentity(name: name, openPGP: key))
@@ -164,7 +164,7 @@ public enum OpenPGP {
 
     /// Why an OpenPGP key was refused (read as an identity or a certificate, or encrypted to):
     /// a code and a description (never a secret). Not frozen:
-    /// a struct, as ``DecryptionFailure``.
+    /// a struct, as ``/RWSecretCore/DecryptionFailure``.
     public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What went wrong, in kind. Not frozen: later versions may add codes.
         public struct Code: Hashable, Sendable {

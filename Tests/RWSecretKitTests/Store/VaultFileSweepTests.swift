@@ -1,3 +1,4 @@
+@testable import RWSecretCore
 import Foundation
 @testable import RWSecretKit
 import Testing

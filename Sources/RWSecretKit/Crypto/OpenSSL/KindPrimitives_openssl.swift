@@ -1,3 +1,4 @@
+@_spi(Testing) internal import RWSecretCore
 internal import COpenSSL
 
 /// The primitives of the other kinds of message (age, Ansible Vault), all from OpenSSL's libcrypto.

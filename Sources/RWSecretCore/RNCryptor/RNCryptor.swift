@@ -53,9 +53,9 @@ extension RNCryptor {
     /// Base64, as RNCryptor messages travel in text (standard or URL-safe alphabet).
     public enum Base64 {
         /// The standard, padded base64 of `bytes`.
-        public static func encode(_ bytes: some Collection<UInt8>) -> String { RWSecretKit.Base64.encode(bytes) }
+        public static func encode(_ bytes: some Collection<UInt8>) -> String { RWSecretCore.Base64.encode(bytes) }
 
         /// The bytes of base64 `text` (standard or URL-safe, padded or not); nil when it is not base64.
-        public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? { RWSecretKit.Base64.decodeLenient(text) }
+        public static func decodeLenient(_ text: some Collection<UInt8>) -> [UInt8]? { RWSecretCore.Base64.decodeLenient(text) }
     }
 }

@@ -10,14 +10,14 @@ internal import Glibc
 ///
 /// A program that opens messages from many tasks at once sets it once, before the first open
 /// (the tool does, from `decrypt --memory SIZE` or half the memory available); until then each
-/// opener's ``MessageOpener/memory`` bounds its own tries alone.
+/// opener's `MessageOpener.memory` bounds its own tries alone.
 ///
 /// ```swift
 /// if let bytes = ProcessMemory.parseSize("2G") { ProcessMemory.limit(to: bytes) }
 /// ```
 public enum ProcessMemory {
     /// Sets the budget every opener and stream of this process shares (0: none set, each
-    /// opener's ``MessageOpener/memory`` alone).
+    /// opener's `MessageOpener.memory` alone).
     public static func limit(to bytes: Int) {
         Scheduler.shared.limitMemory(to: bytes)
     }

@@ -73,7 +73,7 @@ enum VaultFile {
     /// - Parameter unnamed: false skips `O_TMPFILE` and uses the named fallback (for tests).
     static func replace(_ path: String, with bytes: [UInt8], unnamed: Bool = true) throws(StoreError) {
         try StoreFiles.createFolders(for: path)
-        let folder = RWSecretKit.folder(of: path)
+        let folder = RWSecretCore.folder(of: path)
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else { throw .io("cannot open the folder \(folder): \(StoreFiles.errnoText())") }
         defer { close(folderFD) }

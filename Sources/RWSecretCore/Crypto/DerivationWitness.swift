@@ -29,7 +29,7 @@ package enum DerivationWitness {
     }
 
     /// A derivation from `password` runs on this thread now.
-    static func deriving(from password: some ContiguousByteStorage) {
+    package static func deriving(from password: some ContiguousByteStorage) {
         guard watching.load(ordering: .relaxed) > 0 else { return }
         let onPool = Scheduler.shared.isPoolThread
         password.withUnsafeBytes { raw in

@@ -80,7 +80,7 @@ package enum PasswordDialects {
     ///
     /// Uses the Swift standard library's own normalization (`_nfcCodeUnits`, `_nfd`), so
     /// neither Foundation nor ICU is loaded; nothing runs unless a password is non-ASCII.
-    static func otherNormalizationForm(of text: String) -> [UInt8]? {
+    package static func otherNormalizationForm(of text: String) -> [UInt8]? {
         var given = Array(text.utf8)
         var nfc = text._nfcCodeUnits
         var nfd: [UInt8] = []

@@ -37,7 +37,7 @@ package struct MessageHeader: Sendable, Equatable {
         return out + iv
     }
 
-    static let saltSize = 8
+    package static let saltSize = 8
     /// The longest header (password-based).
     package static let maximumLength = 34
     static func length(passwordBased: Bool) -> Int { 2 + (passwordBased ? 2 * saltSize : 0) + Crypto.blockSize }

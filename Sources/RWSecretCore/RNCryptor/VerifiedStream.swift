@@ -100,14 +100,14 @@ public struct VerifiedStream {
     /// Throws what ``PasswordClient``'s `decrypt` throws, and, for the stream's own failures
     /// (nothing was written then), a ``DecryptionFailure`` with code `notRNCryptor` (an input
     /// whose first byte is no RNCryptor version: base64 text, a message of another kind, which
-    /// `Decryption.RawInput` tells and opens, other data), `inputChanged`, `readFailed`,
+    /// RWSecretKit's `Decryption.RawInput` tells and opens, other data), `inputChanged`, `readFailed`,
     /// `createFailed`, `writeFailed` or `temporaryFileFailed`.
     public func decrypt(input: FileDescriptor, client: PasswordClient, to destination: Destination) throws(DecryptionFailure) -> Decrypted {
         do { return try decrypt(input: input.rawValue, client: client, to: destination) } catch { throw DecryptionFailure(error) }
     }
 
     /// `decrypt(input:client:to:)` for a raw descriptor (the tool's).
-    /// `read`: the input's first bytes, already read from it (a stream the `KindRegistry` was
+    /// `read`: the input's first bytes, already read from it (a stream RWSecretKit's registry was
     /// asked about first); the rest is read from `input`.
     package func decrypt(input: Int32, read: [UInt8] = [], client: PasswordClient, to destination: Destination) throws(Failure) -> Decrypted {
         try decrypt(input: input, read: read, legacyFormats: client.legacyFormats, chain: { header in try client.chainHead(for: header) }, to: destination)
@@ -148,7 +148,7 @@ public struct VerifiedStream {
         let (candidates, passwords) = try Self.candidates(for: header, head: head)
         let single = candidates.count == 1
         let folder: String
-        if case .file(let path) = destination { folder = RWSecretKit.folder(of: path.string) } else { folder = temporaryFolder }
+        if case .file(let path) = destination { folder = RWSecretCore.folder(of: path.string) } else { folder = temporaryFolder }
         // One candidate: its plaintext. Several: the ciphertext, deciphered in place once
         // the winner is known. For a file destination it is made in the destination's
         // folder, to become the destination by `link`: only an unnamed one (a named one

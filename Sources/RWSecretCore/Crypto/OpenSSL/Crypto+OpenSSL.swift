@@ -19,7 +19,7 @@ extension Crypto {
     }()
 
     /// Makes sure `library` has run (cheap after the first call).
-    static func initializeOpenSSL() { library }
+    package static func initializeOpenSSL() { library }
 
     /// Cryptographically secure random bytes from OpenSSL's `RAND_bytes`.
     package static func randomBytes(count: Int) -> [UInt8] {

@@ -1,4 +1,4 @@
-/// Why a message of another kind (age, Ansible Vault) did not open. Facts only: no secret
+/// Why a message of another kind (RWSecretKit's kinds) did not open. Facts only: no secret
 /// and no option name appears in a description.
 package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The ASCII armor around the message is malformed.
@@ -41,18 +41,6 @@ package enum KindError: Error, Sendable, Equatable, CustomStringConvertible {
         case .io(let error): "\(error)"
         case .refused(let why): why
         case .outOfMemory(let what): "memory ran out: \(what)"
-        }
-    }
-
-    /// The failure classes of the C2SP age test kit ("header failure", "no match"…).
-    package var testKitClass: String {
-        switch self {
-        case .armor: "armor failure"
-        case .header, .workFactorTooHigh, .refused: "header failure"
-        case .noMatch: "no match"
-        case .headerMAC: "HMAC failure"
-        case .payload, .packetInside: "payload failure"
-        case .tooLarge, .io, .outOfMemory: "other"
         }
     }
 

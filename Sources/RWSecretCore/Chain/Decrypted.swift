@@ -1,4 +1,5 @@
-/// A message opened by the chain: its plaintext, verified, what opened it, and its kind.
+/// A message opened by the chain: its plaintext, verified, and what opened it (and, through
+/// RWSecretKit's opener of every kind, its kind).
 ///
 /// Only the chain makes one (its initializer is not public), so a `Decrypted` in hand
 /// means a handler verified the message's HMAC before it deciphered it.
@@ -7,21 +8,22 @@ public struct Decrypted: Sendable {
     public let plaintext: [UInt8]
     /// The password, the key or the identity that opened the message.
     public let openedBy: Opener
-    /// The kind of message it was (``PasswordClient`` opens RNCryptor messages;
-    /// ``MessageOpener`` every kind).
-    public let kind: MessageOpener.Kind
-    /// An OpenPGP message's literal data packet: the file name, date and format its sender
-    /// wrote, and its signatures as the message holds them, not checked here (each one's
-    /// ``OpenPGPSignature/outcome`` is ``OpenPGPSignature/Outcome/unknownKey``, or says why it
-    /// cannot be checked). Nil for the other kinds.
-    public let literal: LiteralData?
+    /// The kind of message it was (RWSecretKit's `kind` and `literal` read these).
+    package let kindName: KindName
+    /// What the kind found beside the plaintext (an OpenPGP message's literal data); nil for RNCryptor.
+    package let kindFacts: (any Sendable)?
 
     /// A result as the chain makes it.
-    package init(plaintext: [UInt8], openedBy: Opener, kind: MessageOpener.Kind = .rncryptor, literal: LiteralData? = nil) {
+    package init(plaintext: [UInt8], openedBy: Opener) {
+        self.init(plaintext: plaintext, openedBy: openedBy, kindName: .rncryptor, kindFacts: nil)
+    }
+
+    /// A result of another kind (RWSecretKit's opener).
+    package init(plaintext: [UInt8], openedBy: Opener, kindName: KindName, kindFacts: (any Sendable)?) {
         self.plaintext = plaintext
         self.openedBy = openedBy
-        self.kind = kind
-        self.literal = literal
+        self.kindName = kindName
+        self.kindFacts = kindFacts
     }
 }
 
@@ -31,7 +33,7 @@ public enum Opener: Sendable {
     case password(ChainPassword)
     /// The key of key-based RNCryptor messages.
     case key
-    /// An identity (an age X25519 identity or an SSH key), by the name it was given.
+    /// An identity (an age X25519 identity, an SSH key, an OpenPGP secret key), by the name it was given.
     case identity(String)
 
     /// The password's chain name; nil for the key and an identity.

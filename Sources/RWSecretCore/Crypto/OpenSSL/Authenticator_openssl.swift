@@ -7,7 +7,7 @@ internal import Darwin
 
 /// An incremental HMAC over OpenSSL's `HMAC_CTX`, SHA-256 (or SHA-1 for RNCryptor v0);
 /// one instance per key and message.
-final class Authenticator {
+package final class Authenticator {
     /// The hash under the HMAC.
     enum Digest {
         case sha256, sha1
@@ -75,7 +75,7 @@ final class Authenticator {
     }
 
     /// The HMAC-SHA256 of `data` under `key`, in one call.
-    static func tag(key: some ContiguousByteStorage, data: some ContiguousByteStorage) -> [UInt8] {
+    package static func tag(key: some ContiguousByteStorage, data: some ContiguousByteStorage) -> [UInt8] {
         let auth = Authenticator(key: key)
         auth.update(data)
         return auth.finalize()

@@ -1,10 +1,10 @@
 public import SystemPackage
 
 /// Why a message did not open: a ``code`` to act on, the facts it concerns (``formatError``,
-/// ``storeError``, ``tried``, ``errno``, ``kind``), and a ``description`` for people (the
+/// ``storeError``, ``tried``, ``errno``; RWSecretKit's `kind`), and a ``description`` for people (the
 /// tool words the same facts for a terminal).
 ///
-/// The one error of ``PasswordClient``'s `decrypt`, ``VerifiedStream`` and ``MessageOpener``.
+/// The one error of ``PasswordClient``'s `decrypt`, ``VerifiedStream`` and RWSecretKit's `MessageOpener`.
 /// Not frozen: a struct, as ``RNCryptorError`` and ``StoreError``, so a later version adds
 /// codes without breaking a `switch` over ``code`` (which needs a `default`).
 public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -30,7 +30,7 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
         /// The store could not be opened or read (``DecryptionFailure/storeError``).
         public static let store = Code(7)
         /// A stream's input is not a raw RNCryptor message: base64 text, or a message of
-        /// another kind (``MessageOpener`` opens those).
+        /// another kind (RWSecretKit's `MessageOpener` opens those).
         public static let notRNCryptor = Code(8)
         /// A regular input file changed while it was read; nothing was released.
         public static let inputChanged = Code(9)
@@ -78,11 +78,11 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
         case .create: .createFailed
         case .write: .writeFailed
         case .temporaryFile: .temporaryFileFailed
-        case .kind(let name, let error, _):
+        case .kind(_, let error, _):
             switch error {
             case .armor, .header, .workFactorTooHigh, .refused, .packetInside: .format
             case .noMatch: .noCredentialOpened
-            case .payload("bad padding") where name == .ansibleVault: .badPadding
+            case .payload("bad padding"): .badPadding
             case .headerMAC, .payload: .notAuthentic
             case .tooLarge: .tooLarge
             case .outOfMemory: .outOfMemory
@@ -137,12 +137,6 @@ public struct DecryptionFailure: Error, Sendable, Equatable, CustomStringConvert
     public var plaintextLimit: Int? {
         if case .kind(_, .tooLarge(let limit), _) = reason { limit } else { nil }
     }
-
-    /// The kind of message a failure of another kind concerns (age, OpenPGP, Ansible Vault);
-    /// nil for an RNCryptor message and for failures before the kind was known.
-    public var kind: MessageOpener.Kind? {
-        if case .kind(let name, _, _) = reason { MessageOpener.Kind(name) } else { nil }
-    }
 }
 
 extension DecryptionFailure {
@@ -163,7 +157,7 @@ package enum Reason: Sendable, Equatable {
     /// The store could not be opened or read (what its opener or the store threw).
     case store(StoreError)
     /// A stream's input is not a raw RNCryptor message: base64 text, or a message of
-    /// another kind (age, Ansible Vault, OpenPGP).
+    /// another kind.
     case notRNCryptor
     /// A stream's regular input file changed while it was read.
     case inputChanged
@@ -177,7 +171,7 @@ package enum Reason: Sendable, Equatable {
     /// not be made or written.
     case temporaryFile(Errno, folder: String)
     /// A message of another kind did not open: the kind's facts, with how many credentials were tried.
-    case kind(MessageKindName, KindError, tried: Int)
+    case kind(KindName, KindError, tried: Int)
 }
 }
 
@@ -221,8 +215,8 @@ extension DecryptionFailure {
         case .create(let errno): "cannot create the output: \(errno)"
         case .write(let errno): "cannot write the output: \(errno)"
         case .temporaryFile(let errno, let folder): "cannot write a private temporary file in \(folder): \(errno)"
-        case .kind(let name, .noMatch, let tried): "no credential opened this \(MessageOpener.Kind(name).words) (tried \(tried))"
-        case .kind(let name, let error, _): "\(MessageOpener.Kind(name).words): \(error)"
+        case .kind(let name, .noMatch, let tried): "no credential opened this \(name.words) (tried \(tried))"
+        case .kind(let name, let error, _): "\(name.words): \(error)"
         }
     }
 }

@@ -117,7 +117,7 @@ package enum StoreFiles {
 
     /// Creates the missing folders above `path` with mode 0700; existing folders are left as they are.
     static func createFolders(for path: String) throws(StoreError) {
-        let folder = RWSecretKit.folder(of: path)
+        let folder = RWSecretCore.folder(of: path)
         var isFolder = stat()
         if stat(folder, &isFolder) == 0 { return }
         try createFolders(for: folder)

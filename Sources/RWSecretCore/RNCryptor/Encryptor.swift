@@ -52,7 +52,7 @@ public final class Encryptor: @unchecked Sendable {
 
     /// A password-based encryptor whose keys are derived already (`derived`: the encryption
     /// key, then the HMAC key, from `salts`); the salts and IV are checked.
-    init(salts: (encryption: [UInt8], hmac: [UInt8]), iv: [UInt8], derived: [SecretBytes]) {
+    package init(salts: (encryption: [UInt8], hmac: [UInt8]), iv: [UInt8], derived: [SecretBytes]) {
         self.header = MessageHeader(salts: salts, iv: iv)
         authenticator = Authenticator(key: derived[1])
         cipher = Cipher(.encrypt, key: derived[0], iv: iv)

@@ -47,7 +47,7 @@ public final class Decryptor: @unchecked Sendable {
     deinit { Crypto.cleanse(&held) }
 
     /// Whether the header is read (and the keys derived): no later `update` derives a key.
-    var isPastHeader: Bool { serial.withLock { _ in engine.isPastHeader } }
+    package var isPastHeader: Bool { serial.withLock { _ in engine.isPastHeader } }
 
     /// Feeds the next bytes of the message. Releases nothing: a malformed header or
     /// the wrong kind of credential throws here, everything else at `finalize()`.
