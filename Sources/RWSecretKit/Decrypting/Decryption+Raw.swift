@@ -10,7 +10,7 @@ internal import Glibc
 extension Decryption {
     /// A raw input — a regular file, a pipe, a socket, a terminal — whose first bytes were read
     /// (a regular file's with `pread`: its offset stays where it was) and told by the kind
-    /// registry: a raw RNCryptor message (``open(_:threads:to:askingAfter:)`` opens it), or a
+    /// registry: a raw RNCryptor message (`open(_:threads:to:askingAfter:)` opens it), or a
     /// message of another kind (``isOtherKind``; ``wholeMessage`` opens it).
     ///
     /// It reads the descriptor it was given, which must stay open while it is used. Sendable as
@@ -102,7 +102,7 @@ extension Decryption {
     /// Why a raw input did not open: the ``failure`` (its code and facts), and for an input that
     /// holds no raw RNCryptor message, what it holds ``instead`` when that can be told.
     public struct RawNotOpened: Error, Sendable {
-        /// What went wrong: codes `format` (with ``DecryptionFailure/formatError``),
+        /// What went wrong: codes `format` (with ``/RWSecretCore/DecryptionFailure/formatError``),
         /// `notRNCryptor` (another kind), `noPasswordOpened`, `needsKey`, `keyDidNotOpen`,
         /// `badPadding`, `inputChanged`, `readFailed`, `createFailed`, `writeFailed`,
         /// `temporaryFileFailed`.
@@ -115,7 +115,7 @@ extension Decryption {
     /// Opens the raw RNCryptor message `input` holds with the run's chain (the store opened only
     /// for a password-based message, the first time) on up to `threads` threads (nil: the
     /// run's jobs), and writes its plaintext to `destination` only once it verified
-    /// (``VerifiedStream``). When no password opened a regular file and `what` is given, the
+    /// (``/RWSecretCore/VerifiedStream``). When no password opened a regular file and `what` is given, the
     /// run's reporter is asked (naming `what`) and its password tried alone, the file read again
     /// from its start; when that fails too, the chain's failure is returned. A stream is read
     /// once and never asked about. An input of another kind fails with code `notRNCryptor`

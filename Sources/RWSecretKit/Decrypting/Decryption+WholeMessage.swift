@@ -111,7 +111,7 @@ extension Decryption {
         }
     }
 
-    /// A whole message opened (``Decryption/open(_:identities:memory:threads:position:plaintextLimit:askingAfter:)``).
+    /// A whole message opened (`Decryption.open(_:identities:memory:…)`).
     public struct Opened: Sendable {
         /// Its kind.
         public let kind: MessageOpener.Kind
@@ -186,7 +186,7 @@ extension Decryption {
         return result.map { opened in opened.with(plaintext: usedRetry ? retrySink.bytes : sink.bytes) }
     }
 
-    /// ``open(_:identities:memory:threads:position:plaintextLimit:askingAfter:)`` into the
+    /// `open(_:identities:memory:threads:position:plaintextLimit:askingAfter:)` into the
     /// private file `file`, of any size in bounded memory: nothing in it is to be released
     /// unless this returns ``Opened`` (a failure may leave part of it written).
     public func open(_ message: WholeMessage, identities: IdentityChain, memory: Int, to file: PrivateFile,
