@@ -136,35 +136,24 @@ struct RawInputTests {
         }
     }
 
-    /// A reporter that answers once with `answer`, and counts the asks.
-    final class Answering: DecryptionReporter, @unchecked Sendable {
-        let answer: String
-        var asked: [String] = []
-        init(_ answer: String) { self.answer = answer }
-        func password(afterNoneOpened what: String) -> ChainPassword? {
-            asked.append(what)
-            return ChainPassword(name: "prompt", secret: SecretBytes(utf8: answer))
-        }
-    }
-
     @Test("when no password of the chain opens a regular file, the reporter's password is tried on it, read again from its start; a pipe is not asked about")
     func askingAfter() throws {
         let plaintext = Array("asked for\n".utf8)
         let message = RNCryptor.encrypt(plaintext, password: SecretBytes(utf8: "typed"))
-        let reporter = Answering("typed")
+        let reporter = WholeMessageTests.Answering("typed")
         let (outcome, written) = try Self.open(message, pipe: false, with: Self.run(["wrong"], reporter: reporter), askingAfter: "file.bin")
         #expect(outcome.openedBy == "prompt")
         #expect(written == plaintext)
         #expect(reporter.asked == ["file.bin"])
 
-        let notAsked = Answering("typed")
+        let notAsked = WholeMessageTests.Answering("typed")
         let (failed, nothing) = try Self.open(message, pipe: true, with: Self.run(["wrong"], reporter: notAsked), askingAfter: "-")
         #expect(failed.failure?.code == .noPasswordOpened)
         #expect(notAsked.asked.isEmpty)
         #expect(nothing.isEmpty)
 
         // The reporter's password fails too: the chain's failure, as without asking.
-        let wrong = Answering("also wrong")
+        let wrong = WholeMessageTests.Answering("also wrong")
         let (still, _) = try Self.open(message, pipe: false, with: Self.run(["wrong"], reporter: wrong), askingAfter: "file.bin")
         #expect(still.failure?.code == .noPasswordOpened)
         #expect(still.failure?.tried == 1)
