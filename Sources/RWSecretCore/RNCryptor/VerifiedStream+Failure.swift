@@ -1,4 +1,4 @@
-public import SystemPackage
+package import SystemPackage
 
 extension VerifiedStream {
     /// Why the stream failed, in full: facts the tool words (package access; a library
