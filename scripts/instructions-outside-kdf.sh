@@ -21,7 +21,7 @@ for tool in valgrind objcopy nm; do command -v "$tool" >/dev/null || exit 2; don
 fail() { echo "$*" >&2; exit 1; }
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT
 objcopy --strip-debug "$bin" "$dir/rwsecret" || fail "objcopy failed"
-kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s11RWSecretKit6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
+kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s(11RWSecretKit|12RWSecretCore)6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
 [ "$(printf '%s\n' "$kdf" | grep -c .)" -eq 1 ] || fail "expected exactly one Crypto.pbkdf2SHA1 symbol, found: $kdf"
 collected() { sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$1"; }
 valgrind --tool=callgrind --callgrind-out-file="$dir/whole.out" "$dir/rwsecret" "$@" > /dev/null 2> "$dir/whole.log" \
