@@ -4,8 +4,7 @@
 #
 # Valgrind 3.19 cannot read the DWARF 5 of the Swift runtime, so a copy without debug
 # sections (symbols kept) is measured. Everything the process executes is counted, both
-# threads, the dynamic loader and exit included, except inside Crypto.pbkdf2SHA1 (the KDF,
-# RWSecretCore's since 2.0.0's split, RWSecretKit's in older binaries:
+# threads, the dynamic loader and exit included, except inside Crypto.pbkdf2SHA1 (the KDF:
 # HMAC state set-up and the iteration kernel). Under valgrind the CPU has no SHA extensions,
 # so the portable kernel runs; it is excluded all the same. The whole run is counted too, to
 # check that the exclusion happened: a right password's KDF is two derivations (~75 M
@@ -22,7 +21,7 @@ for tool in valgrind objcopy nm; do command -v "$tool" >/dev/null || exit 2; don
 fail() { echo "$*" >&2; exit 1; }
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT
 objcopy --strip-debug "$bin" "$dir/rwsecret" || fail "objcopy failed"
-kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s(12RWSecretCore|11RWSecretKit)6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
+kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s11RWSecretKit6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
 [ "$(printf '%s\n' "$kdf" | grep -c .)" -eq 1 ] || fail "expected exactly one Crypto.pbkdf2SHA1 symbol, found: $kdf"
 collected() { sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$1"; }
 valgrind --tool=callgrind --callgrind-out-file="$dir/whole.out" "$dir/rwsecret" "$@" > /dev/null 2> "$dir/whole.log" \
