@@ -24,9 +24,15 @@ LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.
 # RUNPATH $ORIGIN, which made the loader try 14 paths beside the binary before finding
 # libcrypto, libm, libgcc_s and libc where they are; lld (the toolchain's) packs the ~39,000
 # relative relocations into DT_RELR (`-z pack-relative-relocs`, glibc 2.36+), which gold
-# cannot. Still a PIE: the binary keeps address-space randomisation.
+# cannot. Still a PIE: the binary keeps address-space randomisation. Cross-module optimisation:
+# since RWSecretCore is a module of its own, RWSecretKit and the tool called its generic code
+# (Base64 for every message line, the kind registry's ForeignFormat) unspecialised, and each
+# first call instantiated generic metadata at run time (6.8 M instructions of start-up outside
+# the KDF instead of 6.2 M); with it the binary is as fast as the one-module build was
+# (docs/performance.md, "One engine").
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
-  -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX))
+  -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX)) \
+  -Xswiftc -cross-module-optimization
 # The static binary `make release` builds is copied here at once: `make man` (the argument
 # parser's plugin) rebuilds .build/release/rwsecret without the static flags, so `install`
 # must never take that one.
