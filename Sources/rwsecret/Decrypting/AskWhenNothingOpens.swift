@@ -35,9 +35,4 @@ final class AskWhenNothingOpens: DecryptionReporter {
         }
         return ChainPassword(name: Self.name, secret: secret)
     }
-
-    /// Whether a failure is "no password opened it" (the case that asks).
-    static func isNoPasswordOpened(_ failure: DecryptionFailure) -> Bool {
-        failure.code == .noPasswordOpened
-    }
 }
