@@ -83,4 +83,17 @@ struct HandParserTests {
     func leftToArgumentParser(_ arguments: [String]) {
         #expect(DecryptArguments.parse(arguments) == nil, "\(arguments)")
     }
+
+    /// CommandWords.check lets a vector that names a leaf command first pass at once (the hot
+    /// path's shortcut): that is only the loop's own answer when the name is a leaf.
+    @Test("a leaf named first leaves the command words nothing to check")
+    func leafNamedFirst() throws {
+        for name in CommandWords.leafNamedFirst {
+            let command = try #require(RWSecret.configuration.subcommands.first { $0._commandName == name }, "\(name)")
+            #expect(command.configuration.subcommands.isEmpty, "\(name) has subcommands")
+            #expect(CommandWords.check([name, "--jobs", "2", "FILE"]) == nil)
+        }
+        #expect(CommandWords.check(["decrpyt", "FILE"])?.message.contains("did you mean 'decrypt'") == true)
+        #expect(CommandWords.check(["--jobs", "2", "decrypt"]) != nil)
+    }
 }
