@@ -54,7 +54,7 @@ final class DecryptSession: @unchecked Sendable {
     /// What the pipeline delivers, in input order.
     enum Outcome {
         /// What became of one message row.
-        case message(RecordWriter.Place, Result<Decrypted, RowFailure>, hint: FormatHint?)
+        case message(RecordWriter.Place, RowResult, hint: FormatHint?)
         /// A row with no message.
         case skipped(RecordWriter.Place)
         /// An input that could not be opened, or read to its end.
@@ -229,7 +229,7 @@ final class DecryptSession: @unchecked Sendable {
                 guard let pipeline, !stopped(pipeline) else { return .skipped(place) }
                 // When no password opens it, on a terminal the person is asked once (`asker`).
                 let result = attempt.open(threads: threads, position: position, naming: "\(place.source):\(place.line)")
-                return .message(place, result.mapError(RowFailure.message), hint: nil)
+                return .message(place, RowResult(result), hint: nil)
             }, 2 * message.bytes.count)
         }
     }

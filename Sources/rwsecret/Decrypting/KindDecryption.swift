@@ -223,7 +223,7 @@ private final class MadeRecord: @unchecked Sendable {
 /// One record of another kind, for the line-mode writer.
 struct KindRecord {
     let place: RecordWriter.Place
-    let result: Result<Decrypted, RowFailure>
+    let result: RowResult
     /// The chain password that opened it (it goes first from now on).
     let winner: ChainPassword?
     /// It needed a password and the chain had none: the run stops with the empty-chain line

@@ -57,7 +57,7 @@ final class RecordWriter {
     }
 
     /// A message's result.
-    func message(_ place: Place, _ result: Result<Decrypted, RowFailure>, hint: FormatHint?) {
+    func message(_ place: Place, _ result: RowResult, hint: FormatHint?) {
         guard stopped == nil else { return }
         if let hint { give(hint, for: place) }
         switch result {
