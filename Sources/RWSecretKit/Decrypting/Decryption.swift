@@ -102,11 +102,17 @@ public final class Decryption: Sendable {
         public func open(threads: Int = 1, position: Int = 0, naming what: @autoclosure () -> String) -> Result<Decrypted, DecryptionFailure> {
             if let failure { return .failure(failure) }
             guard let head else { return .failure(.endOfChain(for: message.parsed.header)) }
-            let result = head.handle(message.parsed, parallelism: max(1, threads), gate: run.gate, position: position)
-            guard case .failure(let failure) = result, failure.code == .noPasswordOpened,
-                  let asked = run.askedHandler(after: what(), chain: head) else { return result }
-            if case .success(let decrypted) = asked.handle(message.parsed, parallelism: max(1, threads)) { return .success(decrypted) }
-            return result
+            // Taken apart, not copied whole: a copy of the Result asked the runtime for its
+            // metadata, which checks `DecryptionFailure: Error` by scanning every conformance
+            // record of the program (issue 36).
+            switch head.handle(message.parsed, parallelism: max(1, threads), gate: run.gate, position: position) {
+            case .success(let decrypted):
+                return .success(decrypted)
+            case .failure(let failure):
+                guard failure.code == .noPasswordOpened, let asked = run.askedHandler(after: what(), chain: head) else { return .failure(failure) }
+                if case .success(let decrypted) = asked.handle(message.parsed, parallelism: max(1, threads)) { return .success(decrypted) }
+                return .failure(failure)
+            }
         }
     }
 
