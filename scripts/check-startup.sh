@@ -80,7 +80,7 @@ fi
 # and zlib, libbz2, libargon2 loaded on first use (issue 36). The budget keeps a margin over
 # run-to-run differences and still catches a fall back to ArgumentParser (19 M) or losing lld.
 budget=9000000
-scan_budget=3
+scan_budget=2
 counts=$(RWS_CALLGRIND_OUT="$dir/profile" sh "$(dirname "$0")/instructions-outside-kdf.sh" "$dir/out" "$bin" decrypt --no-store --password-file "$dir/pw" "$dir/msg" 2> "$dir/count.err")
 case $? in
   0) outside=${counts% *}
@@ -93,7 +93,7 @@ case $? in
      # Each uncached protocol-conformance lookup (the first `Set<String>`, `[Int: …]`, a typed
      # `Result`'s `Failure: Error`, a generic called unspecialised across modules) scans every
      # conformance record of the binary, about 0.2 M instructions: counted from the runtime's
-     # per-record visitor. 7 scans before issue 36's trims of 2026-11-29, 3 after.
+     # per-record visitor. 7 scans before issue 36's trims of 2026-11-29, 2 after.
      records=$(readelf -SW "$bin" | awk '$2 == "swift5_protocol_conformances" { print $6 }')
      visits=$(awk -f "$(dirname "$0")/conformance-visits.awk" "$dir/profile")
      if [ -n "$records" ] && [ "$visits" -gt 0 ]; then

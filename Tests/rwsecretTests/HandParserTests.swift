@@ -7,33 +7,38 @@ import Testing
 @Suite("decrypt: the hand-written parser")
 struct HandParserTests {
     /// Every property of a parsed `decrypt`, the root's options included, as one line.
-    static func properties(_ command: RWSecret.Decrypt) -> String {
-        let g = command.global, r = command.root.global
+    static func properties(_ run: DecryptRun) -> String {
+        let g = run.global, r = run.rootGlobal
         return [
             "store=\(g.store ?? "nil") vault=\(g.vault ?? "nil") verbose=\(g.verbose) quiet=\(g.quiet)",
             "root: store=\(r.store ?? "nil") vault=\(r.vault ?? "nil") verbose=\(r.verbose) quiet=\(r.quiet)",
-            "files=\(command.files) json=\(command.json) binary=\(command.binary) output=\(command.output ?? "nil")",
-            "keyFile=\(command.keyFile ?? "nil") identity=\(command.identity) signerKey=\(command.signerKey) iterations=\(command.iterations)",
-            "passwordFile=\(command.passwordFile) askPassword=\(command.askPassword) passwordLabel=\(command.passwordLabel)",
-            "noStore=\(command.noStore) passwordFd=\(command.passwordFd) jobs=\(command.jobs.map(String.init) ?? "nil")",
-            "memory=\(command.memory ?? "nil") maxKdfCost=\(command.maxKdfCost ?? "nil") allowLegacy=\(command.allowLegacy)",
-            "idColumn=\(command.idColumn) inBand=\(command.inBand)",
+            "files=\(run.files) json=\(run.json) binary=\(run.binary) output=\(run.output ?? "nil")",
+            "keyFile=\(run.keyFile ?? "nil") identity=\(run.identity) signerKey=\(run.signerKey) iterations=\(run.iterations)",
+            "passwordFile=\(run.passwordFile) askPassword=\(run.askPassword) passwordLabel=\(run.passwordLabel)",
+            "noStore=\(run.noStore) passwordFd=\(run.passwordFd) jobs=\(run.jobs.map(String.init) ?? "nil")",
+            "memory=\(run.memory ?? "nil") maxKdfCost=\(run.maxKdfCost ?? "nil") allowLegacy=\(run.allowLegacy)",
+            "idColumn=\(run.idColumn) inBand=\(run.inBand)",
         ].joined(separator: "; ")
     }
 
-    /// The properties `properties` reads: a property added to `Decrypt` (or GlobalOptions) that the
-    /// hand parser does not set would trap when read, so this list must grow with it.
-    static let decryptProperties = ["_global", "_root", "_files", "_json", "_binary", "_output", "_keyFile", "_identity", "_signerKey", "_iterations",
-                                    "_passwordFile", "_askPassword", "_passwordLabel", "_noStore", "_passwordFd", "_jobs", "_memory",
-                                    "_maxKdfCost", "_allowLegacy", "_idColumn", "_inBand"]
-    static let globalProperties = ["_store", "_vault", "_verbose", "_quiet"]
+    /// The properties `properties` reads: an option added to `Decrypt` (or GlobalOptions) must be
+    /// one of `DecryptRun` (or Globals) too, which the hand parser's memberwise call must then set.
+    static let runProperties = ["global", "rootGlobal", "files", "json", "binary", "output", "keyFile", "identity", "signerKey", "iterations",
+                                "passwordFile", "askPassword", "passwordLabel", "noStore", "passwordFd", "jobs", "memory",
+                                "maxKdfCost", "allowLegacy", "idColumn", "inBand"]
+    static let globalProperties = ["store", "vault", "verbose", "quiet"]
 
-    @Test("decrypt and GlobalOptions have exactly the properties the hand parser sets")
-    func everyPropertySet() {
-        #expect(Mirror(reflecting: RWSecret.Decrypt()).children.map { $0.label ?? "?" } == Self.decryptProperties,
-                "a new decrypt option: set it in DecryptArguments.parse, and add it here and to properties(_:)")
-        #expect(Mirror(reflecting: GlobalOptions()).children.map { $0.label ?? "?" } == Self.globalProperties)
-        #expect(Mirror(reflecting: RWSecret()).children.map { $0.label ?? "?" } == ["_global"])
+    @Test("decrypt and GlobalOptions have exactly the properties of the plain values the hand parser makes")
+    func everyPropertySet() throws {
+        func labels(_ value: Any) -> [String] { Mirror(reflecting: value).children.map { $0.label ?? "?" } }
+        let run = try #require(DecryptArguments.parse(["decrypt"]))
+        #expect(labels(run) == Self.runProperties, "a new decrypt option: add it here and to properties(_:)")
+        // ArgumentParser's: the same, as property wrappers (`_name`), with the parent command for the root's options.
+        #expect(labels(RWSecret.Decrypt()).map { $0 == "_root" ? "rootGlobal" : String($0.dropFirst()) } == Self.runProperties,
+                "a new decrypt option: give DecryptRun the same property, set it in DecryptArguments.parse and Decrypt.values(root:)")
+        #expect(labels(GlobalOptions()).map { String($0.dropFirst()) } == Self.globalProperties)
+        #expect(labels(run.global) == Self.globalProperties)
+        #expect(labels(RWSecret()) == ["_global"])
     }
 
     /// Vectors the hand parser takes: the command must be ArgumentParser's, property for property.
@@ -63,7 +68,7 @@ struct HandParserTests {
         let hand = try #require(DecryptArguments.parse(arguments), "the hand parser refused \(arguments)")
         let parsed = try RWSecret.parseAsRoot(arguments)
         let full = try #require(parsed as? RWSecret.Decrypt)
-        #expect(Self.properties(hand) == Self.properties(full), "\(arguments)")
+        #expect(Self.properties(hand) == Self.properties(full.values(root: full.root.global.plain)), "\(arguments)")
     }
 
     /// Vectors it leaves to ArgumentParser: help, completion, errors, spellings it does not read.

@@ -17,7 +17,7 @@ struct IdentityRecordTests {
         let stranger = NamedIdentity(name: "stranger", identity: AgeX25519Identity.generate())
         let identities = IdentityChain(files: [stranger] + (try KindDecryption.loadIdentities([identityFile])))
         let client = PasswordClient(runOnly: [ChainPassword(name: "unrelated", secret: SecretBytes(utf8: "pw"))]) { nil }
-        let session = DecryptSession(client: client, json: true, global: try GlobalOptions.parse([]), jobs: 1)
+        let session = DecryptSession(client: client, json: true, global: Globals(), jobs: 1)
         let decryption = KindDecryption(session: session, identities: identities)
         let input = try InputFile(file)
         var rows = try MessageRows(input, idColumn: false)

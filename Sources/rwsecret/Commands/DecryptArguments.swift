@@ -13,7 +13,8 @@ import ArgumentParser
 /// (help, `--version`, completion requests, `--`, short flags run together, a bad value, an
 /// unknown option, a validation error) returns nil: ArgumentParser parses it as always,
 /// with its wording. HandParserTests runs a table of argument vectors through both and
-/// compares every property; it also fails when `Decrypt` gains a property this does not set.
+/// compares every property of the `DecryptRun` each makes; it also fails when `Decrypt` gains a
+/// property `DecryptRun` does not have (whose memberwise initialiser makes this set each one).
 enum DecryptArguments {
     /// Every flag of `decrypt` (with `GlobalOptions`').
     static let flags: Set<String> = [
@@ -26,8 +27,8 @@ enum DecryptArguments {
     /// The options that may be repeated.
     static let repeatable: Set<String> = ["--identity", "--signer-key", "--password-file", "--password-label", "--password-fd"]
 
-    /// The command ArgumentParser would make of `arguments`, or nil to let it parse them.
-    static func parse(_ arguments: [String]) -> RWSecret.Decrypt? {
+    /// The run ArgumentParser's command would make of `arguments`, or nil to let it parse them.
+    static func parse(_ arguments: [String]) -> DecryptRun? {
         guard arguments.first == "decrypt" else { return nil }
         var files: [String] = []
         var given = Set<String>()
@@ -64,58 +65,40 @@ enum DecryptArguments {
             if repeatable.contains(name) { repeated[name, default: []].append(value) } else { single[name] = value }
         }
 
-        var global = GlobalOptions()
-        global.store = single["--store"]
-        global.vault = single["--vault"]
-        global.verbose = given.contains("--verbose")
-        global.quiet = given.contains("--quiet")
-        // ArgumentParser gives the options of GlobalOptions after `decrypt` to the root's group too.
-        var root = RWSecret()
-        root.global = global
-
-        var command = RWSecret.Decrypt()
-        command.global = global
-        command.root = root
-        command.files = files
-        command.json = given.contains("--json")
-        command.binary = given.contains("--binary")
-        command.output = single["-o"]
-        command.keyFile = single["--key-file"]
-        command.identity = repeated["--identity"] ?? []
-        command.signerKey = repeated["--signer-key"] ?? []
+        let global = Globals(store: single["--store"], vault: single["--vault"],
+                             verbose: given.contains("--verbose"), quiet: given.contains("--quiet"))
+        let iterations: Int
         if let text = single["--iterations"] {
-            guard let iterations = Int(text) else { return nil }
-            command.iterations = iterations
+            guard let number = Int(text) else { return nil }
+            iterations = number
         } else {
-            command.iterations = Encryptor.defaultIterations
+            iterations = Encryptor.defaultIterations
         }
-        command.passwordFile = repeated["--password-file"] ?? []
-        command.askPassword = given.contains("--ask-password")
-        command.passwordLabel = repeated["--password-label"] ?? []
-        command.noStore = given.contains("--no-store")
         var descriptors: [Int32] = []
         for text in repeated["--password-fd"] ?? [] {
             guard let fd = Int32(text) else { return nil }
             descriptors.append(fd)
         }
-        command.passwordFd = descriptors
+        var jobs: Int?
         if let text = single["--jobs"] {
-            guard let jobs = Int(text) else { return nil }
-            command.jobs = jobs
-        } else {
-            command.jobs = nil
+            guard let number = Int(text) else { return nil }
+            jobs = number
         }
-        command.memory = single["--memory"]
-        command.maxKdfCost = single["--max-kdf-cost"]
-        command.allowLegacy = given.contains("--allow-legacy")
-        command.idColumn = given.contains("--id-column")
-        command.inBand = given.contains("--in-band")
+        // ArgumentParser gives the options of GlobalOptions after `decrypt` to the root's group too.
+        let run = DecryptRun(
+            global: global, rootGlobal: global, files: files, json: given.contains("--json"), binary: given.contains("--binary"),
+            output: single["-o"], keyFile: single["--key-file"], identity: repeated["--identity"] ?? [],
+            signerKey: repeated["--signer-key"] ?? [], iterations: iterations, passwordFile: repeated["--password-file"] ?? [],
+            askPassword: given.contains("--ask-password"), passwordLabel: repeated["--password-label"] ?? [],
+            noStore: given.contains("--no-store"), passwordFd: descriptors, jobs: jobs, memory: single["--memory"],
+            maxKdfCost: single["--max-kdf-cost"], allowLegacy: given.contains("--allow-legacy"),
+            idColumn: given.contains("--id-column"), inBand: given.contains("--in-band"))
         do {
-            try global.validate()
-            try command.validate()
+            try global.validateSettings()
+            try run.validate()
         } catch {
             return nil
         }
-        return command
+        return run
     }
 }

@@ -3,7 +3,7 @@ import RWSecretKit
 import Glibc
 #endif
 
-extension GlobalOptions {
+extension GlobalSettings {
     /// The store selector for these options and the process environment.
     var storeSelector: StoreSelector {
         StoreSelector(storeOption: store, vaultOption: vault, environment: ProcessInfoEnvironment.current)

@@ -64,9 +64,14 @@ struct RWSecret: ParsableCommand {
             keyring.prepareKeyringInBackground()
         }
         do {
-            if let failure = CommandWords.check(arguments) { throw failure }
-            var command = try HotPath.parse(arguments) ?? parseAsRoot()
-            try command.run()
+            if let run = DecryptArguments.parse(arguments) {
+                // Most runs: `decrypt` parsed by hand, no ArgumentParser type built (DecryptArguments).
+                try run.run()
+            } else {
+                if let failure = CommandWords.check(arguments) { throw failure }
+                var command = try HotPath.parse(arguments) ?? parseAsRoot()
+                try command.run()
+            }
             Output.standardOutput.flush()
             ProcessHardening.exit(Self.standardOutputStatus(.success).rawValue)
         } catch let failure as CommandFailure {
@@ -126,8 +131,6 @@ enum HotPath {
             ["-h", "--help", "-help", "--version", "help"].contains(argument) || argument.hasPrefix("--generate-completion")
                 || argument.hasPrefix("--experimental") || argument.hasPrefix("---")
         }) else { return nil }
-        // Most runs: parsed by hand, without ArgumentParser (DecryptArguments).
-        if let command = DecryptArguments.parse(arguments) { return command }
         active = true
         defer { active = false }
         return try? RWSecret.parseAsRoot(arguments)

@@ -2,7 +2,7 @@ import RWSecretKit
 
 extension IdentityChain {
     /// The store's identities as the chain offers them (a damaged item is left out, and said once).
-    static func stored(in store: (any PasswordStore)?, global: GlobalOptions) throws -> [any RWSecretKit.Identity] {
+    static func stored(in store: (any PasswordStore)?, global: some GlobalSettings) throws -> [any RWSecretKit.Identity] {
         guard let store = store as? any IdentityStore else { return [] }
         let identities: [StoredIdentity]
         do { identities = try store.identities() } catch { throw CommandFailure(error) }

@@ -9,7 +9,7 @@ final class DecryptSession: @unchecked Sendable {
     // `client` and `writer` are used under the pipeline's lock once work runs on other threads.
     let client: PasswordClient
     let json: Bool
-    let global: GlobalOptions
+    let global: Globals
     let jobs: Int
     private let jobsReason: String
     private let writer: RecordWriter
@@ -38,7 +38,7 @@ final class DecryptSession: @unchecked Sendable {
     /// Given by the command on a terminal: asks once for another password when the chain fails.
     let asker: AskWhenNothingOpens?
 
-    init(client: PasswordClient, json: Bool, global: GlobalOptions, jobs: Int,
+    init(client: PasswordClient, json: Bool, global: Globals, jobs: Int,
          jobsReason: String = "--jobs", mode: RecordWriter.Mode? = nil,
          kdfWork: Int = Decryption.Options.defaultKDFWork, asker: AskWhenNothingOpens? = nil) {
         self.client = client

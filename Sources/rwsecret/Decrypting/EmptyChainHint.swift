@@ -12,7 +12,7 @@ enum EmptyChainHint {
     static let howToAdd = "add one with `rwsecret password add`, or give one for this run (--password-file, --ask-password or RWSECRET_PASSWORD)"
 
     /// The line, without its `rwsecret: ` prefix.
-    static func text(global: GlobalOptions, noStore: Bool) -> String {
+    static func text(global: Globals, noStore: Bool) -> String {
         if noStore {
             return "no password to try: --no-store uses only the passwords given for this run, and none was given (--password-file, --ask-password or RWSECRET_PASSWORD)"
         }
@@ -45,7 +45,7 @@ enum EmptyChainHint {
     }
 
     /// How many passwords the keyring holds, when one is running and unlocked (nil otherwise).
-    private static func keyringCount(_ global: GlobalOptions) -> Int? {
+    private static func keyringCount(_ global: Globals) -> Int? {
         let selector = StoreSelector(storeOption: "keyring", vaultOption: nil, environment: ProcessInfoEnvironment.current)
         guard let choice = try? selector.choose(),
               (try? KeyringPasswordStore.secretServiceIsRunning()) == true,

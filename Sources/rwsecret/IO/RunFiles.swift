@@ -35,7 +35,7 @@ struct RunFiles {
     /// password descriptors. The vault these options name and the two locks count
     /// even when the run does not open the store (`--no-store`, a key-based message,
     /// the keyring chosen): plaintext over them is never what was meant.
-    static func of(global: GlobalOptions, keyFile: String?, passwordFiles: [String], passwordDescriptors: [Int32] = []) -> RunFiles {
+    static func of(global: some GlobalSettings, keyFile: String?, passwordFiles: [String], passwordDescriptors: [Int32] = []) -> RunFiles {
         var files = RunFiles()
         let selector = global.storeSelector
         let vault = selector.vaultPath().path
