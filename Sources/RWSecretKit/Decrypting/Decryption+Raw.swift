@@ -38,18 +38,20 @@ extension Decryption {
         /// `progress` is told the bytes read so far and the input's size (nil when it is not a
         /// regular file) as it is read, whatever its kind. Throws what reading threw.
         public init(_ input: FileDescriptor, progress: ((_ done: Int, _ total: Int?) -> Void)? = nil) throws(Errno) {
-            fd = input.rawValue
+            let fd = input.rawValue
             var status = stat()
-            regular = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+            let regular = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+            self.fd = fd
+            self.regular = regular
             self.progress = progress
             var head = [UInt8](repeating: 0, count: detectionLength)
             var done = 0
             while done < head.count {
-                let n = head.withUnsafeMutableBytes { [fd, regular] buffer in
-                    regular ? pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(done)) : Glibc.read(fd, buffer.baseAddress! + done, buffer.count - done)
+                let n = try retryingOnInterrupt {
+                    head.withUnsafeMutableBytes { buffer in
+                        regular ? pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(done)) : Glibc.read(fd, buffer.baseAddress! + done, buffer.count - done)
+                    }
                 }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { throw Errno.current }
                 if n == 0 { break }
                 done += n
             }
