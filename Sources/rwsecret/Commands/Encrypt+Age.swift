@@ -37,7 +37,7 @@ extension RWSecret.Encrypt {
     }
 
     /// Reads the whole input (one FILE or stdin) and writes one age file to stdout or `-o`.
-    func encryptAge(_ global: GlobalOptions) throws -> ExitStatus {
+    func encryptAge(_ global: Globals) throws -> ExitStatus {
         if files.count > 1 { throw ValidationError("an age file holds one input: give at most one FILE") }
         if !armor && output == nil && isatty(STDOUT_FILENO) == 1 {
             throw CommandFailure(.usage, "refusing to write a binary age file to a terminal: use --armor or -o FILE")
@@ -93,7 +93,7 @@ extension RWSecret.Encrypt {
 
     /// To the recipients given, or else under the run's one password (scrypt): the library's
     /// streaming age writer (`Age.Writer`).
-    private func makeAgeEncryptor(_ global: GlobalOptions) throws -> Age.Writer {
+    private func makeAgeEncryptor(_ global: Globals) throws -> Age.Writer {
         let parsed = try loadRecipients(global)
         if !parsed.isEmpty {
             do { return try Age.Writer(to: parsed, armor: armor) } catch {
@@ -118,7 +118,7 @@ extension RWSecret.Encrypt {
 
     /// `--to` values, then the recipients of each `--to-file`, then with `--to-self` those of
     /// the store's identities, in order.
-    private func loadRecipients(_ global: GlobalOptions) throws -> [Age.Recipient] {
+    private func loadRecipients(_ global: Globals) throws -> [Age.Recipient] {
         var parsed: [Age.Recipient] = []
         for text in recipients {
             do { parsed.append(try Age.Recipient(text)) } catch {

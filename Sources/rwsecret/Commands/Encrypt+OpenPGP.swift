@@ -25,7 +25,7 @@ extension RWSecret.Encrypt {
     }
 
     /// Reads the whole input (one FILE or stdin) and writes one OpenPGP message to stdout or `-o`.
-    func encryptOpenPGP(_ global: GlobalOptions) throws -> ExitStatus {
+    func encryptOpenPGP(_ global: Globals) throws -> ExitStatus {
         if files.count > 1 { throw ValidationError("an OpenPGP message holds one input: give at most one FILE") }
         if !armor && output == nil && isatty(STDOUT_FILENO) == 1 {
             throw CommandFailure(.usage, "refusing to write a binary OpenPGP message to a terminal: use --armor or -o FILE")

@@ -135,7 +135,7 @@ extension RWSecret {
         }
 
         /// The one password (or key) of the run, checked before anything is read.
-        func loadCredential(_ global: GlobalOptions) throws -> Credential {
+        func loadCredential(_ global: Globals) throws -> Credential {
             let password: SecretBytes
             let name: String
             if let path = keyFile {

@@ -18,17 +18,6 @@ struct GlobalOptions: ParsableArguments, GlobalSettings {
     var quiet = false
 
     func validate() throws { try validateSettings() }
-
-    /// These options given after a subcommand's name, completed by those given before it.
-    func merged(with outer: GlobalOptions) throws -> GlobalOptions {
-        var merged = self
-        merged.store = store ?? outer.store
-        merged.vault = vault ?? outer.vault
-        merged.verbose = verbose || outer.verbose
-        merged.quiet = quiet || outer.quiet
-        try merged.validate()
-        return merged
-    }
 }
 
 /// The global options as plain values: what `decrypt`'s hand parser makes (DecryptArguments),
@@ -40,14 +29,6 @@ struct Globals: GlobalSettings, Sendable {
     var vault: String?
     var verbose = false
     var quiet = false
-
-    /// These options given after a subcommand's name, completed by those given before it.
-    func merged(with outer: Globals) throws -> Globals {
-        let merged = Globals(store: store ?? outer.store, vault: vault ?? outer.vault,
-                             verbose: verbose || outer.verbose, quiet: quiet || outer.quiet)
-        try merged.validateSettings()
-        return merged
-    }
 }
 
 /// What the global options say, however they were parsed (GlobalOptions, Globals).
@@ -61,6 +42,14 @@ protocol GlobalSettings {
 extension GlobalSettings {
     /// The same as plain values.
     var plain: Globals { Globals(store: store, vault: vault, verbose: verbose, quiet: quiet) }
+
+    /// These options given after a subcommand's name, completed by those given before it.
+    func merged(with outer: some GlobalSettings) throws -> Globals {
+        let merged = Globals(store: store ?? outer.store, vault: vault ?? outer.vault,
+                             verbose: verbose || outer.verbose, quiet: quiet || outer.quiet)
+        try merged.validateSettings()
+        return merged
+    }
 
     /// Bad usage: `--quiet` with `--verbose`, an unknown `--store`.
     func validateSettings() throws {

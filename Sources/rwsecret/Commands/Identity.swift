@@ -26,13 +26,13 @@ extension RWSecret {
         @ParentCommand var root: RWSecret
 
         /// The global options given before `identity`, before and after the subcommand's name.
-        func globals(_ own: GlobalOptions) throws -> GlobalOptions {
+        func globals(_ own: GlobalOptions) throws -> Globals {
             try own.merged(with: global.merged(with: root.global))
         }
     }
 }
 
-extension GlobalOptions {
+extension GlobalSettings {
     /// The store these options select, opened, as a store of identities.
     func openIdentityStore() throws -> any IdentityStore {
         let store = try openStore()
@@ -237,7 +237,7 @@ extension RWSecret.Identity {
 
         /// Stores the OpenPGP secret keys of a key file, one identity each; prints each one's
         /// fingerprint and user ID.
-        func importOpenPGP(_ bytes: [UInt8], path: String, global: GlobalOptions) throws {
+        func importOpenPGP(_ bytes: [UInt8], path: String, global: Globals) throws {
             let keys = try OpenPGPIdentityFiles.secretKeys(bytes, path: path == "-" ? "stdin" : path, passphraseFile: passphraseFile)
             let labels: [String?] = keys.count == 1 ? [label] : keys.indices.map { index in label.map { "\($0)-\(index + 1)" } }
             let adding = zip(keys, labels).map { IdentityToAdd(label: $1, openPGP: $0) }

@@ -71,7 +71,7 @@ extension RWSecret.Password {
         }
 
         /// Whether the chosen store holds anything yet (a new vault is made only once a secret is given).
-        private static func storeExists(_ global: GlobalOptions) -> Bool {
+        private static func storeExists(_ global: Globals) -> Bool {
             guard let choice = try? global.chooseStore() else { return false }
             guard choice.kind == .file else { return true }
             return RWSecret.Status.exists(choice.vaultPath ?? global.storeSelector.vaultPath().path)

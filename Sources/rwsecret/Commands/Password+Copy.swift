@@ -43,7 +43,7 @@ extension RWSecret.Password {
             }
         }
 
-        private func copy(_ global: GlobalOptions, vaultSelector: StoreSelector, vaultChoice: StoreSelector.Choice) throws(StoreError) {
+        private func copy(_ global: Globals, vaultSelector: StoreSelector, vaultChoice: StoreSelector.Choice) throws(StoreError) {
             for label in labels { try PasswordLabel.validate(label) }
             let vault = vaultSelector.openVault(vaultChoice, passphrase: VaultPassphrase(vaultPath: vaultChoice.vaultPath!).provider,
                                                 lockWaiting: global.lockWaitingNotice(.file))

@@ -14,7 +14,7 @@ extension RWSecret {
         @ParentCommand var root: RWSecret
 
         /// The global options given before `password`, before and after the subcommand's name.
-        func globals(_ own: GlobalOptions) throws -> GlobalOptions {
+        func globals(_ own: GlobalOptions) throws -> Globals {
             try own.merged(with: global.merged(with: root.global))
         }
     }

@@ -20,13 +20,13 @@ extension RWSecret {
         }
 
         /// The global options given before `vault`, before and after the subcommand's name.
-        func globals(_ own: GlobalOptions) throws -> GlobalOptions {
+        func globals(_ own: GlobalOptions) throws -> Globals {
             try own.merged(with: global.merged(with: root.global))
         }
     }
 }
 
-extension GlobalOptions {
+extension GlobalSettings {
     /// The vault these options name (`--vault`, `RWSECRET_VAULT`, or the default path),
     /// not yet read; `--store keyring` is bad usage for a vault command.
     func vaultStore(usesSessionKeyring: Bool = true) throws -> (store: VaultPasswordStore, passphrase: VaultPassphrase) {
