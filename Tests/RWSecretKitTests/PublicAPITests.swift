@@ -274,6 +274,13 @@ struct PublicAPITests {
         var description: String { "line \(line): \(text)" }
     }
 
+    /// Typechecks the consumer's file `name`, which sits beside the test file `testFile` (its
+    /// `#filePath`), in Swift 6 mode; the errors it gives.
+    static func typecheckFile(_ name: String, besideTest testFile: String) throws -> [Diagnostic] {
+        let path = URL(fileURLWithPath: testFile).deletingLastPathComponent().appendingPathComponent(name)
+        return try typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+    }
+
     /// Typechecks `source` as a consumer's file against the built RWSecretKit; the errors it gives.
     static func typecheck(_ source: String, swift6: Bool = false) throws -> [Diagnostic] {
         let binaries = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()

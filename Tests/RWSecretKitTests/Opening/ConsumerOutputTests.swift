@@ -16,8 +16,7 @@ import Glibc
 struct ConsumerOutputTests {
     @Test("ConsumerOutput.swift typechecks as a consumer's file: PrivateFile, LiteralData, OpenPGPSignature and ProcessMemory are public API")
     func consumerFileIsPublic() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerOutput.swift")
-        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        let errors = try PublicAPITests.typecheckFile("ConsumerOutput.swift", besideTest: #filePath)
         #expect(errors.isEmpty, "\(errors)")
     }
 

@@ -13,8 +13,7 @@ import Testing
 struct IdentityFilesPublicTests {
     @Test("ConsumerIdentityFiles.swift typechecks as a consumer's file: identity files are public API")
     func consumerFileIsPublic() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerIdentityFiles.swift")
-        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        let errors = try PublicAPITests.typecheckFile("ConsumerIdentityFiles.swift", besideTest: #filePath)
         #expect(errors.isEmpty, "\(errors)")
     }
 

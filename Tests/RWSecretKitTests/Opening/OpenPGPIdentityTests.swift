@@ -23,8 +23,7 @@ struct OpenPGPIdentityTests {
 
     @Test("ConsumerChain.swift typechecks as a consumer's file: OpenPGP keys and the chain are public API")
     func consumerFileIsPublic() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerChain.swift")
-        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        let errors = try PublicAPITests.typecheckFile("ConsumerChain.swift", besideTest: #filePath)
         #expect(errors.isEmpty, "\(errors)")
     }
 

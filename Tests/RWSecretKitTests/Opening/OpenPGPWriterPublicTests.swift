@@ -13,8 +13,7 @@ struct OpenPGPWriterPublicTests {
 
     @Test("ConsumerKeyWriter.swift typechecks as a consumer's file: certificates, recipients and the writer are public API")
     func consumerFileIsPublic() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerKeyWriter.swift")
-        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        let errors = try PublicAPITests.typecheckFile("ConsumerKeyWriter.swift", besideTest: #filePath)
         #expect(errors.isEmpty, "\(errors)")
     }
 

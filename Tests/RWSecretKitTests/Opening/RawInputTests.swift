@@ -14,8 +14,7 @@ import Testing
 struct RawInputTests {
     @Test("ConsumerRawInput.swift typechecks as a consumer's file: RawInput, the raw open and the async opens are public API")
     func consumerFileIsPublic() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerRawInput.swift")
-        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        let errors = try PublicAPITests.typecheckFile("ConsumerRawInput.swift", besideTest: #filePath)
         #expect(errors.isEmpty, "\(errors)")
     }
 

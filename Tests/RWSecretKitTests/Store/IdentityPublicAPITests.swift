@@ -15,8 +15,7 @@ struct IdentityPublicAPITests {
 
     @Test("ConsumerIdentities.swift typechecks as a consumer's file: the identity store is public API")
     func consumerFileIsPublic() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ConsumerIdentities.swift")
-        let errors = try PublicAPITests.typecheck(try String(contentsOf: path, encoding: .utf8), swift6: true)
+        let errors = try PublicAPITests.typecheckFile("ConsumerIdentities.swift", besideTest: #filePath)
         #expect(errors.isEmpty, "\(errors)")
     }
 
