@@ -59,11 +59,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## release: the static release binary (Swift runtime and libstdc++ linked in), copied to .build/dist
+## release: the static release binaries (Swift runtime and libstdc++ linked in), copied to .build/dist:
+## rwsecret (the front: `decrypt`, without ArgumentParser) and rwsecret-commands (every command),
+## which the front runs for anything else when it lies beside it (or in ../libexec/rwsecret)
 release: deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
+	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret-commands
 	mkdir -p "$(DIST)"
 	cp "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret" "$(DIST)/rwsecret"
+	cp "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret-commands" "$(DIST)/rwsecret-commands"
 
 static-cxx:
 	@if [ -n "$(LIBSTDCXX_A)" ]; then mkdir -p "$(STATIC_CXX)" && ln -sf "$(LIBSTDCXX_A)" "$(STATIC_CXX)/libstdc++.a"; fi
@@ -92,7 +96,7 @@ test-long: deps
 	$(SWIFT) build --build-tests
 	RWSECRET_LONG_TESTS=1 $(SWIFT) test --skip-build --filter 'KeyringWarmUpRaceTests|OpenPGPPeerMatrixTests'
 
-## check-install: `make install` into a throw-away DESTDIR, then prove the binary static
+## check-install: `make install` into a throw-away DESTDIR, then prove both binaries static
 check-install:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	  $(MAKE) --no-print-directory install DESTDIR="$$tmp" PREFIX=/usr/local && \
@@ -171,6 +175,7 @@ bench: EXTRA_APT_PACKAGES = age time gnupg libsecret-tools
 bench: deps static-cxx bench-floors
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret-bench
 	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret
+	$(SWIFT) build $(RELEASE_FLAGS) --product rwsecret-commands
 	RWSECRET_BENCH_MIB="$${RWSECRET_BENCH_MIB:-256}" RWSECRET_PYPI_PYTHON="$$(sh scripts/pypi-python.sh)" "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret-bench" kdf password cli keyring binary
 	sh scripts/startup-cost.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
 	bash scripts/bench-openpgp.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret"
@@ -274,11 +279,13 @@ completions: release
 	  "$(DIST)/rwsecret" --generate-completion-script $$shell > .build/completions/rwsecret.$$shell; \
 	done
 
-## install: the static binary of .build/dist (never .build/release, which `man` rebuilds dynamic)
+## install: the static binaries of .build/dist (never .build/release, which `man` rebuilds dynamic):
+## bin/rwsecret, and the whole tool it runs for every command but `decrypt` in libexec/rwsecret
 install: man completions release
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" \
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/libexec/rwsecret" "$(DESTDIR)$(PREFIX)/share/man/man1" \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 0755 "$(DIST)/rwsecret-commands" "$(DESTDIR)$(PREFIX)/libexec/rwsecret/rwsecret-commands"
 	install -m 0755 "$(DIST)/rwsecret" "$(DESTDIR)$(PREFIX)/bin/rwsecret"
 	install -m 0644 $(MAN_OUT)/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
 	install -m 0644 .build/completions/rwsecret.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rwsecret"
@@ -286,9 +293,10 @@ install: man completions release
 	install -m 0644 .build/completions/rwsecret.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rwsecret.fish"
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/rwsecret" "$(DESTDIR)$(PREFIX)"/share/man/man1/rwsecret.*1 \
+	rm -f "$(DESTDIR)$(PREFIX)/bin/rwsecret" "$(DESTDIR)$(PREFIX)/libexec/rwsecret/rwsecret-commands" "$(DESTDIR)$(PREFIX)"/share/man/man1/rwsecret.*1 \
 	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rwsecret" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_rwsecret" \
 	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/rwsecret.fish"
+	rmdir "$(DESTDIR)$(PREFIX)/libexec/rwsecret" 2>/dev/null || true
 
 clean:
 	rm -rf .build

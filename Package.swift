@@ -12,7 +12,10 @@ let package = Package(
         .library(name: "RWSecretCore", targets: ["RWSecretCore"]),
         // RNCryptor Swift's API over RWSecretKit: change `import RNCryptor` to `import RNCryptorCompat`.
         .library(name: "RNCryptorCompat", targets: ["RNCryptorCompat"]),
-        .executable(name: "rwsecret", targets: ["rwsecret"]),
+        // What people run: `decrypt` parsed by hand, without ArgumentParser; anything else execs
+        // the whole tool, `rwsecret-commands` (installed in libexec/rwsecret).
+        .executable(name: "rwsecret", targets: ["RWSecretFront"]),
+        .executable(name: "rwsecret-commands", targets: ["rwsecret"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -88,6 +91,15 @@ let package = Package(
                 "RWSecretKit",
                 "CLinuxSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+        ),
+        // `rwsecret`: the front. Its Shared/ files are links to the whole tool's own (one source).
+        .executableTarget(
+            name: "RWSecretFront",
+            dependencies: [
+                "RWSecretKit",
+                "CLinuxSyscalls",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
         ),

@@ -1,12 +1,16 @@
 #!/bin/sh
-# Proves that `make install` installed the static release binary: no libswift* among its
-# NEEDED libraries, no RUNPATH into the toolchain, the start-up facts of check-startup.sh, and it runs (decrypts the demo messages)
-# with the Swift toolchain out of reach. Run by `make test` (target check-install).
+# Proves that `make install` installed the static release binaries, bin/rwsecret (the front) and
+# libexec/rwsecret/rwsecret-commands (the whole tool): no libswift* among their NEEDED libraries,
+# no RUNPATH into the toolchain, no ArgumentParser in the front, the start-up facts of
+# check-startup.sh, and they run (the front decrypts the demo messages, and runs the whole tool
+# for `--version`) with the Swift toolchain out of reach. Run by `make test` (target check-install).
 # Usage: check-installed-binary.sh ROOT BIN TOOLCHAIN_DIR   (ROOT: DESTDIR+PREFIX)
 set -u
 root=$1 bin=$2 toolchain=$3
 fail() { echo "FAILED: $*"; exit 1; }
 [ -x "$bin" ] || fail "$bin was not installed"
+whole="$root/libexec/rwsecret/rwsecret-commands"
+[ -x "$whole" ] || fail "$whole was not installed"
 for f in share/man/man1/rwsecret.1 share/man/man1/rwsecret.decrypt.1 \
          share/bash-completion/completions/rwsecret share/zsh/site-functions/_rwsecret \
          share/fish/vendor_completions.d/rwsecret.fish; do
@@ -19,13 +23,20 @@ for page in "$root"/share/man/man1/rwsecret*.1; do
   done
 done
 command -v readelf >/dev/null || fail "readelf (binutils) is needed for this check"
-dynamic=$(readelf -d "$bin") || fail "readelf -d $bin"
-needed=$(printf '%s\n' "$dynamic" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-echo "NEEDED: $needed"
-case " $needed" in *" libswift"*|*" libFoundation"*|*" libdispatch"*|*" libBlocksRuntime"*)
-  fail "the installed binary needs the Swift runtime: $needed" ;; esac
-runpath=$(printf '%s\n' "$dynamic" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
-case "$runpath" in *"$toolchain"*|*/swift*) fail "the installed binary's RUNPATH points into the toolchain: $runpath" ;; esac
+for program in "$bin" "$whole"; do
+  dynamic=$(readelf -d "$program") || fail "readelf -d $program"
+  needed=$(printf '%s\n' "$dynamic" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  echo "NEEDED ($(basename "$program")): $needed"
+  case " $needed" in *" libswift"*|*" libFoundation"*|*" libdispatch"*|*" libBlocksRuntime"*)
+    fail "the installed $program needs the Swift runtime: $needed" ;; esac
+  runpath=$(printf '%s\n' "$dynamic" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+  case "$runpath" in *"$toolchain"*|*/swift*) fail "the installed $program's RUNPATH points into the toolchain: $runpath" ;; esac
+done
+# The front decrypts without ArgumentParser, and so without the FoundationEssentials it links:
+# none of their code is in it (issue 36: 16 MB, 1,935 conformance records, relocated pages).
+command -v nm >/dev/null || fail "nm (binutils) is needed for this check"
+linked=$(nm "$bin" | grep -c -e '14ArgumentParser' -e '20FoundationEssentials')
+[ "$linked" -eq 0 ] || fail "the front ($bin) links ArgumentParser or FoundationEssentials ($linked symbols)"
 # No RUNPATH at all, PIE with DT_RELR, no failed library open, openssl.cnf not read.
 startup=$(sh "$(dirname "$0")/check-startup.sh" "$bin") || fail "${startup#FAILED: }"
 echo "$startup"
@@ -34,19 +45,21 @@ echo "$startup"
 # tmpfs over the toolchain's folder (root, or an unprivileged user namespace).
 here=$(cd "$(dirname "$0")/.." && pwd)
 expected="$here/Fixtures/messages.expected"
+version=$(sh "$here/scripts/version.sh") || fail "scripts/version.sh"
 passwords=$(mktemp) && trap 'rm -f "$passwords"' EXIT && printf 'password\nray\nraywender\n' > "$passwords"
 run='PATH=/usr/bin:/bin; export PATH; [ ! -e "$3/usr/bin/swift" ] || { echo "toolchain still visible"; exit 99; };
+     [ "$("$1" --version)" = "$5" ] || { echo "the whole tool did not answer --version"; exit 98; };
      "$1" decrypt --no-store --quiet --password-file "$4" "$2/Fixtures/messages.txt" 2>/dev/null; [ $? -eq 1 ]'
 if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then how="unshare --mount"
 elif unshare --mount --map-root-user true 2>/dev/null; then how="unshare --mount --map-root-user"
 else how=""; fi
 if [ -n "$how" ] && [ -d "$toolchain" ]; then
-  out=$($how sh -c "mount -t tmpfs none '$toolchain' && $run" sh "$bin" "$here" "$toolchain" "$passwords") \
+  out=$($how sh -c "mount -t tmpfs none '$toolchain' && $run" sh "$bin" "$here" "$toolchain" "$passwords" "$version") \
     || fail "the installed binary did not run with $toolchain hidden: $out"
   where="with $toolchain hidden (empty tmpfs over it)"
 else
-  out=$(env -i sh -c "$run" sh "$bin" "$here" "$toolchain" "$passwords") || fail "the installed binary did not run: $out"
+  out=$(env -i sh -c "$run" sh "$bin" "$here" "$toolchain" "$passwords" "$version") || fail "the installed binary did not run: $out"
   where="with an empty environment (could not hide $toolchain: no mount namespace)"
 fi
 [ "$out" = "$(cat "$expected")" ] || fail "the installed binary printed '$out', not the demo plaintexts"
-echo "static: no libswift* NEEDED, no RUNPATH into the toolchain; decrypted the demo messages $where; ${startup#start-up: }"
+echo "static: no libswift* NEEDED, no RUNPATH into the toolchain (both binaries), no ArgumentParser in the front; decrypted the demo messages and ran the whole tool $where; ${startup#start-up: }"

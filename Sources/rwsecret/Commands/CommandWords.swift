@@ -14,27 +14,6 @@ enum CommandWords {
     /// The options that take a value before a subcommand's name (the global ones).
     static let valueOptions: Set<String> = ["--store", "--vault"]
 
-    /// The last value each of `names` is given before any `--` (`--name VALUE` or
-    /// `--name=VALUE`), read before the parser runs, for work started while it parses
-    /// (the set-up threads): a guess, never what the run does.
-    static func lastValues(of names: Set<String>, in arguments: [String]) -> [String: String] {
-        var values: [String: String] = [:]
-        var index = 0
-        while index < arguments.count, arguments[index] != "--" {
-            let argument = arguments[index]
-            index += 1
-            if names.contains(argument) {
-                if index < arguments.count {
-                    values[argument] = arguments[index]
-                    index += 1
-                }
-            } else if let equals = argument.firstIndex(of: "="), names.contains(String(argument[..<equals])) {
-                values[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
-            }
-        }
-        return values
-    }
-
     /// A usage failure for `arguments` (without the program name), or nil to let the parser run.
     static func check(_ arguments: [String]) -> CommandFailure? {
         // `decrypt` first, as most runs: a leaf named first leaves nothing to check (the loop

@@ -1,4 +1,3 @@
-import ArgumentParser
 @_spi(Testing) import RWSecretKit
 
 /// `rwsecret decrypt [options] [FILE...]`, the hot path, parsed by hand: no ArgumentParser

@@ -66,25 +66,6 @@ extension CommandFailure {
     }
 }
 
-extension StoredIdentity {
-    /// The age identity, or a failure that names the damaged item (never its secret).
-    func checkedAge() throws -> Age.Identity {
-        guard let identity = age, identity.secretKey != nil else { throw damaged }
-        return identity
-    }
-
-    /// The age identity's recipient (`age1…`), or a failure that names the damaged item.
-    func ageRecipient() throws -> String {
-        guard let recipient = try checkedAge().recipient else { throw damaged }
-        return recipient.description
-    }
-
-    /// That this stored item is not the identity its kind says (never its secret).
-    var damaged: CommandFailure {
-        CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
-    }
-}
-
 extension RWSecret.Identity {
     /// `rwsecret identity new [LABEL]`.
     struct New: ParsableCommand {

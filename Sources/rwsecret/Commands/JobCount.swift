@@ -41,7 +41,7 @@ struct JobCount {
     /// an affinity mask of one CPU. A one-job run starts no thread at all (a cgroup quota of
     /// one CPU is not read here: it costs a few file reads at every start).
     static func isOneBeforeParsing(_ arguments: [String]) -> Bool {
-        if let option = CommandWords.lastValues(of: ["--jobs"], in: arguments)["--jobs"].flatMap({ Int($0) }) { return option == 1 }
+        if let option = EarlyArguments.lastValues(of: ["--jobs"], in: arguments)["--jobs"].flatMap({ Int($0) }) { return option == 1 }
         if let raw = getenv(environmentVariable) { return Int(String(cString: raw)) == 1 }
         return affinityCount() == 1
     }

@@ -114,3 +114,5 @@ extension RWSecret.Password {
         }
     }
 }
+
+extension PasswordRequirement: ExpressibleByArgument {}

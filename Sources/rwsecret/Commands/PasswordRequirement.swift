@@ -1,9 +1,8 @@
-import ArgumentParser
 import RWSecretKit
 
 /// `password add --require`'s classes: the library's character-class validators, in the
 /// tool's words. Only ASCII counts, as in the library.
-enum PasswordRequirement: String, CaseIterable, ExpressibleByArgument {
+enum PasswordRequirement: String, CaseIterable {
     /// Letters a–z and A–Z (`PasswordValidator.onlyLetters`).
     case alpha
     /// Digits 0–9 (`PasswordValidator.onlyDigits`).

@@ -42,27 +42,10 @@ struct RWSecret: ParsableCommand {
     /// Parses, runs, and maps every error to one `rwsecret: ` line and the spec's exit status.
     static func main() {
         ProcessHardening.apply()
-        // For measurements: force a PBKDF2 code path (the library reads no environment).
-        if let value = getenv("RWSECRET_KDF") { KeyDerivation.use(KeyDerivation.Implementation(rawValue: String(cString: value))) }
-        #if DEBUG
-        // The scale model (ScaleModelTests): every key derivation also sleeps this long. Debug builds
-        // only; RWS_, not RWSECRET_: a test hook, not a setting of the tool (those are documented).
-        if let value = getenv("RWS_TEST_KDF_DELAY_US"), let delay = Int(String(cString: value)), delay >= 0 {
-            KeyDerivation.delayForTesting(microseconds: delay)
-        }
-        #endif
+        ToolStart.applyHooks()
         SecretEnvironment.take()
-        // decrypt may need the keyring: load libsecret and ask the bus while the arguments
-        // are parsed (nothing reaches the Secret Service until a message needs a password), and
-        // do OpenSSL's set-up (0.2 M instructions) on another thread meanwhile. A run that opens
-        // no store (--no-store; encrypt) or has one job starts no thread at all: its set-up
-        // happens when first needed (issue 36: that thread cost a one-message run a clone3, its
-        // stack and malloc arena, about 20 page faults, for less than it overlapped).
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let keyring = KeyringWarmUp.selector(for: arguments), !JobCount.isOneBeforeParsing(arguments) {
-            RNCryptor.prepareInBackground()
-            keyring.prepareKeyringInBackground()
-        }
+        ToolStart.warmUp(for: arguments)
         do {
             if let run = DecryptArguments.parse(arguments) {
                 // Most runs: `decrypt` parsed by hand, no ArgumentParser type built (DecryptArguments).
@@ -72,14 +55,13 @@ struct RWSecret: ParsableCommand {
                 var command = try HotPath.parse(arguments) ?? parseAsRoot()
                 try command.run()
             }
-            Output.standardOutput.flush()
-            ProcessHardening.exit(Self.standardOutputStatus(.success).rawValue)
+            ToolExit.succeeded()
         } catch let failure as CommandFailure {
-            Output.standardOutput.flush()
-            if !failure.message.isEmpty { Output.standardError.line("rwsecret: \(failure.message)") }
-            ProcessHardening.exit(Self.standardOutputStatus(failure.status).rawValue)
+            ToolExit.failed(failure)
         } catch {
             Output.standardOutput.flush()
+            // Bad usage found once parsed (UsageError) is worded by ArgumentParser, usage lines and all.
+            let error = (error as? UsageError)?.validationError ?? error
             let code = exitCode(for: error)
             if code == ExitCode.success || code.rawValue == ExitStatus.usage.rawValue && !(error is ExitCode) {
                 // Help, version, and argument-parser usage errors print as the parser formats them.
@@ -93,17 +75,6 @@ struct RWSecret: ParsableCommand {
             }
             ProcessHardening.exit(code == .success ? 0 : (code.rawValue == 1 ? ExitStatus.usage.rawValue : code.rawValue))
         }
-    }
-
-    /// A run that would end with `status` 0 although what it wrote to stdout was lost (stdout
-    /// closed at start, `/dev/full`, an I/O error) ends with 74 and one line instead: every
-    /// command that writes to stdout, as `decrypt` does. A reader that went away is not this
-    /// (the process ends by SIGPIPE, as filters do).
-    static func standardOutputStatus(_ status: ExitStatus) -> ExitStatus {
-        let out = Output.standardOutput
-        guard status == .success, out.failed, !out.brokenPipe else { return status }
-        Output.standardError.line("rwsecret: stdout: \(Errno(rawValue: out.errorCode))")
-        return .ioError
     }
 }
 

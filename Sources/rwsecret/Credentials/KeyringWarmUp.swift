@@ -10,7 +10,7 @@ enum KeyringWarmUp {
     /// `--no-store`; nil for any other command.
     static func selector(for arguments: [String]) -> StoreSelector? {
         guard arguments.contains("decrypt"), !arguments.contains("--no-store") else { return nil }
-        let values = CommandWords.lastValues(of: ["--store", "--vault"], in: arguments)
+        let values = EarlyArguments.lastValues(of: ["--store", "--vault"], in: arguments)
         return StoreSelector(storeOption: values["--store"], vaultOption: values["--vault"], environment: ProcessInfoEnvironment.current)
     }
 }

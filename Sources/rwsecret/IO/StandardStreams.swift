@@ -28,6 +28,12 @@ enum StandardStreams {
     /// Holds every closed standard descriptor with `/dev/null`. Call first thing at start.
     static func holdClosed() { _ = closedAtStart }
 
+    /// Closes again the descriptors held since the start: a program this process becomes
+    /// (`execv`, the front's `WholeTool`) must find them closed, as this one did.
+    static func closeHeld() {
+        for fd in 0...2 where closedAtStart[fd] { close(Int32(fd)) }
+    }
+
     /// Whether `fd` (0, 1 or 2) was closed when the process started.
     static func wasClosed(_ fd: Int32) -> Bool { (0...2).contains(fd) && closedAtStart[Int(fd)] }
 

@@ -1,0 +1,1 @@
+../../../rwsecret/Commands/GlobalSettings.swift

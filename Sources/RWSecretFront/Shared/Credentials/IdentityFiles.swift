@@ -1,0 +1,1 @@
+../../../rwsecret/Credentials/IdentityFiles.swift

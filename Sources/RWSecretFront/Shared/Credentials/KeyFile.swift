@@ -1,0 +1,1 @@
+../../../rwsecret/Credentials/KeyFile.swift

@@ -1,0 +1,1 @@
+../../../rwsecret/Decrypting/BinaryDecryption.swift

@@ -1,0 +1,1 @@
+../../../rwsecret/IO/Errno+NoInput.swift

@@ -1,0 +1,1 @@
+../../../rwsecret/IO/InputFile.swift

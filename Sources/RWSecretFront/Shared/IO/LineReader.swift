@@ -1,0 +1,1 @@
+../../../rwsecret/IO/LineReader.swift

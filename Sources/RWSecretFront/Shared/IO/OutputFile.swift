@@ -1,0 +1,1 @@
+../../../rwsecret/IO/OutputFile.swift

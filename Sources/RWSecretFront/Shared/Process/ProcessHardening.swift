@@ -1,0 +1,1 @@
+../../../rwsecret/Process/ProcessHardening.swift

@@ -1,0 +1,1 @@
+../../../rwsecret/Terminal/Terminal.swift
