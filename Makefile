@@ -198,7 +198,8 @@ bench-goals: release bench-floors
 
 ## bench-floors: the start-up floors bench-goals times beside `openssl version` (scripts/bench-floors):
 ## a Swift "hello" linked as the release is (static Swift runtime, lld, DT_RELR), the same with
-## libcrypto linked and initialised, and C with libcrypto initialised; into .build/bench-floors
+## libcrypto linked and initialised, C with libcrypto initialised, and C with libcrypto's first
+## HMAC and AES (OpenSSL 3's provider and name map); into .build/bench-floors
 BENCH_FLOORS := $(CURDIR)/.build/bench-floors
 SWIFT_FLOOR_FLAGS := -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-L $(STATIC_CXX))
 bench-floors: static-cxx
@@ -206,6 +207,7 @@ bench-floors: static-cxx
 	$(SWIFT)c $(SWIFT_FLOOR_FLAGS) -module-cache-path "$(BENCH_FLOORS)/cache" scripts/bench-floors/hello.swift -o "$(BENCH_FLOORS)/swift-hello"
 	$(SWIFT)c $(SWIFT_FLOOR_FLAGS) -module-cache-path "$(BENCH_FLOORS)/cache" scripts/bench-floors/hello-crypto.swift -lcrypto -o "$(BENCH_FLOORS)/swift-crypto"
 	$${CC:-cc} -O2 scripts/bench-floors/hello-crypto.c -lcrypto -o "$(BENCH_FLOORS)/c-crypto"
+	$${CC:-cc} -O2 scripts/bench-floors/hello-evp.c -lcrypto -o "$(BENCH_FLOORS)/c-evp"
 
 ## bench-openpgp: `rwsecret decrypt --binary` against `gpg -d` on the same `gpg -c` file, in turn, outputs checked:
 ## wall, CPU and peak RSS, medians of ROUNDS=3, SIZES="256" (MiB), COMPRESS="none zlib", STDOUT=1 both to stdout > OUT (scripts/bench-openpgp.sh)
