@@ -1,9 +1,9 @@
 // `rwsecret`, the program people run: `decrypt` as most runs spell it, in a program without
 // ArgumentParser; anything else runs the whole tool (`WholeTool`) in this same process.
 //
-// Why two programs (issue 36, row (a)): ArgumentParser, and the FoundationEssentials and regex
-// modules it links, were 16 MB, 1,935 of the 4,238 protocol conformance records and 38 of the
-// pages the loader relocates, in every run, though `decrypt` parsed by hand uses none of it.
+// Why two programs (issue 36, row (a)): ArgumentParser and the FoundationEssentials it links were
+// 14 MB of the binary, 1,744 of its 4,240 protocol conformance records and pages the loader
+// relocates in every run, though `decrypt` parsed by hand uses none of it (docs/performance.md).
 // The files this program shares with the whole tool are links into Sources/rwsecret (Shared/):
 // one source, compiled into both; FrontTests checks that every one of them still is.
 #if canImport(Glibc)
@@ -13,8 +13,9 @@ import Glibc
 ProcessHardening.apply()
 let arguments = Array(CommandLine.arguments.dropFirst())
 // What is not `decrypt` parsed by hand, or is bad usage found once parsed, is the whole tool's
-// to read and word (help, completions, ArgumentParser's usage lines): nothing has been read,
-// opened or taken from the environment yet.
+// to read and word (help, completions, ArgumentParser's usage lines). Nothing has been consumed
+// yet (usage() at most looks at the first kilobyte of a regular FILE given with -o), and nothing
+// taken from the environment.
 guard let run = DecryptArguments.parse(arguments), let usage = try? run.usage() else { WholeTool.run() }
 ToolStart.applyHooks()
 SecretEnvironment.take()
