@@ -36,38 +36,3 @@ enum OpenPGPIdentityFiles {
         }
     }
 }
-
-extension StoredIdentity {
-    /// The age identity, or a failure that names the damaged item (never its secret).
-    func checkedAge() throws -> Age.Identity {
-        guard let identity = age, identity.secretKey != nil else { throw damaged }
-        return identity
-    }
-
-    /// The age identity's recipient (`age1…`), or a failure that names the damaged item.
-    func ageRecipient() throws -> String {
-        guard let recipient = try checkedAge().recipient else { throw damaged }
-        return recipient.description
-    }
-
-    /// That this stored item is not the identity its kind says (never its secret).
-    var damaged: CommandFailure {
-        CommandFailure(.dataError, "the stored identity '\(Output.escaped(label))' is not a valid \(kind.rawValue) identity")
-    }
-
-    /// The OpenPGP key, or a failure that names the damaged item (never its secret).
-    func checkedOpenPGP() throws -> OpenPGP.Identity {
-        guard let key = openPGP else { throw damaged }
-        return key
-    }
-
-    /// What `identity list` and `identity recipient` show: the age recipient, or the OpenPGP
-    /// key's fingerprint (and its user ID, for the list).
-    func shown(withUserID: Bool) throws -> String {
-        if kind == .openPGP {
-            let key = try checkedOpenPGP()
-            return withUserID ? key.fingerprint + (key.userID.map { "\t" + Output.escaped($0) } ?? "") : key.fingerprint
-        }
-        return try ageRecipient()
-    }
-}
