@@ -48,7 +48,9 @@ struct RWSecret: ParsableCommand {
         ToolStart.warmUp(for: arguments)
         do {
             if let run = DecryptArguments.parse(arguments) {
-                // Most runs: `decrypt` parsed by hand, no ArgumentParser type built (DecryptArguments).
+                // `decrypt` parsed by hand (DecryptArguments), no ArgumentParser type built. Most such runs
+                // never get here: the front runs them (Sources/RWSecretFront); it hands on those whose
+                // usage() fails, which the run below throws again for ArgumentParser to word.
                 try run.run()
             } else {
                 if let failure = CommandWords.check(arguments) { throw failure }
@@ -78,14 +80,14 @@ struct RWSecret: ParsableCommand {
     }
 }
 
-/// `rwsecret decrypt …`, most runs: parsed against a tree of `decrypt` alone, with no check
+/// `rwsecret decrypt …` that the hand parser leaves: parsed against a tree of `decrypt` alone, with no check
 /// for `--generate-completion-script` (ArgumentParser skips it for a command with a super
 /// command name). Every conformance lookup the parser makes scans every conformance record
 /// of the binary, so each command and option made every run dearer (issue 36: 14.4 M
 /// instructions of 19.9 M outside the KDF were the parse; the completion check alone 5.4 M).
 /// Anything but a successful parse (help, `--version`, completion requests, any error) is
-/// parsed again by the whole tree, which words it as always. Before any of this, the plain
-/// vectors of most runs are parsed by hand (DecryptArguments), with no reflection at all.
+/// parsed again by the whole tree, which words it as always. The plain vectors of most runs are
+/// parsed by hand (DecryptArguments) and run by the front, which has no ArgumentParser at all.
 enum HotPath {
     nonisolated(unsafe) static var active = false
 
