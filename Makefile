@@ -30,9 +30,20 @@ LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.
 # first call instantiated generic metadata at run time (6.8 M instructions of start-up outside
 # the KDF instead of 6.2 M); with it the binary is as fast as the one-module build was
 # (docs/performance.md, "One engine").
+# Code layout (issue 36, docs/performance.md "Code laid out in the order it runs"): every function
+# in a section of its own (-function-sections; the Swift runtime's archives already are), so that
+# lld can put the functions a run executes side by side, in scripts/link-order/rwsecret.order's
+# order (scripts/link-order/generate.sh, `make link-order`): a one-message decrypt faulted in 68
+# stretches of 64 KiB of code, about 26 with it. libgcc's unwinder linked in (libgcc_eh.a, as
+# libstdc++ is): one shared library less to map and relocate, and no CPUID-probing constructor.
+LIBGCC_EH_A := $(firstword $(wildcard $(shell (clang -print-file-name=libgcc_eh.a; gcc -print-file-name=libgcc_eh.a) 2>/dev/null)))
+LINK_ORDER := $(CURDIR)/scripts/link-order/rwsecret.order
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
   -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-Xlinker -L$(STATIC_CXX)) \
-  -Xswiftc -cross-module-optimization
+  -Xswiftc -cross-module-optimization \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+  -Xlinker --symbol-ordering-file=$(LINK_ORDER) -Xlinker --no-warn-symbol-ordering \
+  $(if $(LIBGCC_EH_A),-Xswiftc -Xclang-linker -Xswiftc -static-libgcc)
 # The static binary `make release` builds is copied here at once: `make man` (the argument
 # parser's plugin) rebuilds .build/release/rwsecret without the static flags, so `install`
 # must never take that one.
@@ -102,6 +113,17 @@ check-install:
 	  $(MAKE) --no-print-directory install DESTDIR="$$tmp" PREFIX=/usr/local && \
 	  bash Tests/release/exit-race.sh "$$tmp/usr/local/bin/rwsecret" && \
 	  sh scripts/check-installed-binary.sh "$$tmp/usr/local" "$$tmp/usr/local/bin/rwsecret" "$(TOOLCHAIN)"
+
+## link-order: rebuilds the release, then rewrites scripts/link-order/rwsecret.order from what it
+## executes (scripts/link-order/generate.sh, callgrind), and links the release again in that order;
+## check-startup.sh (make check-install) fails when the code a one-message decrypt runs spreads over
+## more 64 KiB stretches than its budget: that is when to run it
+.PHONY: link-order
+link-order: release
+	sh scripts/link-order/generate.sh "$(DIST)/rwsecret"
+	@# SwiftPM does not see the order file as an input of the link: remove what it links, so it links again.
+	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret" "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/rwsecret-commands"
+	$(MAKE) --no-print-directory release
 
 ## check-startup-growth: one more command (compiled in with -D RWS_EXTRA_COMMAND, its own scratch
 ## path) adds at most 0.2 M instructions to a one-message decrypt (callgrind; scripts/startup-growth.sh)
@@ -201,7 +223,7 @@ bench-goals: release bench-floors
 ## libcrypto linked and initialised, C with libcrypto initialised, and C with libcrypto's first
 ## HMAC and AES (OpenSSL 3's provider and name map); into .build/bench-floors
 BENCH_FLOORS := $(CURDIR)/.build/bench-floors
-SWIFT_FLOOR_FLAGS := -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-L $(STATIC_CXX))
+SWIFT_FLOOR_FLAGS := -O -static-stdlib -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs $(if $(LIBSTDCXX_A),-L $(STATIC_CXX)) $(if $(LIBGCC_EH_A),-Xclang-linker -static-libgcc)
 bench-floors: static-cxx
 	@mkdir -p "$(BENCH_FLOORS)"
 	$(SWIFT)c $(SWIFT_FLOOR_FLAGS) -module-cache-path "$(BENCH_FLOORS)/cache" scripts/bench-floors/hello.swift -o "$(BENCH_FLOORS)/swift-hello"

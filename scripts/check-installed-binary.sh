@@ -35,8 +35,10 @@ done
 # The front decrypts without ArgumentParser, and so without the FoundationEssentials it links:
 # none of their code is in it (issue 36: 14 MB, 1,744 conformance records, relocated pages).
 command -v nm >/dev/null || fail "nm (binutils) is needed for this check"
-linked=$(nm "$bin" | grep -c -e '14ArgumentParser' -e '20FoundationEssentials')
-[ "$linked" -eq 0 ] || fail "the front ($bin) links ArgumentParser or FoundationEssentials ($linked symbols)"
+# Nor the regex engine (_StringProcessing, _RegexParser: 880 KB of code, a dozen relocated pages),
+# which its code and the library's no longer use (issue 36: TextSearch, containsText).
+linked=$(nm "$bin" | grep -c -e '14ArgumentParser' -e '20FoundationEssentials' -e '17_StringProcessing' -e '12_RegexParser')
+[ "$linked" -eq 0 ] || fail "the front ($bin) links ArgumentParser, FoundationEssentials or the regex engine ($linked symbols)"
 # No RUNPATH at all, PIE with DT_RELR, no failed library open, openssl.cnf not read.
 startup=$(sh "$(dirname "$0")/check-startup.sh" "$bin") || fail "${startup#FAILED: }"
 echo "$startup"
@@ -62,4 +64,4 @@ else
   where="with an empty environment (could not hide $toolchain: no mount namespace)"
 fi
 [ "$out" = "$(cat "$expected")" ] || fail "the installed binary printed '$out', not the demo plaintexts"
-echo "static: no libswift* NEEDED, no RUNPATH into the toolchain (both binaries), no ArgumentParser in the front; decrypted the demo messages and ran the whole tool $where; ${startup#start-up: }"
+echo "static: no libswift* NEEDED, no RUNPATH into the toolchain (both binaries), no ArgumentParser or regex engine in the front; decrypted the demo messages and ran the whole tool $where; ${startup#start-up: }"

@@ -38,6 +38,7 @@ if ! command -v strace >/dev/null; then
   exit 0
 fi
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT
+umask 077  # password files as people keep them (a readable one takes the warning's path too)
 printf 'right\n' > "$dir/pw"
 printf 'a small secret\n' | "$bin" encrypt --password-file "$dir/pw" > "$dir/msg" || fail "$bin encrypt failed"
 strace -f -o "$dir/trace" -e trace=open,openat "$bin" decrypt --no-store --password-file "$dir/pw" "$dir/msg" > "$dir/out" 2>/dev/null \
@@ -109,4 +110,20 @@ case $? in
   2) counted=" (instruction budget SKIPPED: valgrind or binutils not installed)" ;;
   *) fail "counting instructions failed: $(cat "$dir/count.err")" ;;
 esac
+
+# The code a one-message decrypt runs lies in few 64 KiB stretches of the binary (the kernel maps
+# a file's pages 16 at a time, one fault each): the release is linked with its functions in the
+# order scripts/link-order/rwsecret.order gives (Makefile, RELEASE_FLAGS). 68 stretches before
+# (2026-11-29), 24-26 after; the Swift runtime's own archive keeps about 20 of them, its code in
+# one section. Over the budget: the order file is stale (`make link-order`) or was not used.
+stretch_budget=32
+if [ "${counted#*SKIPPED}" = "$counted" ] && command -v python3 >/dev/null; then
+  objcopy --strip-debug "$bin" "$dir/rwsecret-stripped" || fail "objcopy failed"
+  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$dir/order-profile" "$dir/rwsecret-stripped" \
+    decrypt --no-store --password-file "$dir/pw" "$dir/msg" > /dev/null 2> "$dir/order.log" || fail "the run failed under callgrind: $(tail -3 "$dir/order.log")"
+  set -- $(python3 "$(dirname "$0")/link-order/executed.py" regions "$dir/rwsecret-stripped" "$dir/order-profile")
+  [ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 500 ] || fail "could not place the functions the run executed (regions, found, executed: $*)"
+  [ "$1" -le "$stretch_budget" ] || fail "a one-message decrypt runs code in $1 stretches of 64 KiB (budget $stretch_budget): run \`make link-order\` (a release built before -function-sections was in RELEASE_FLAGS keeps its objects: remove .build/release first)"
+  counted="$counted, code in $1 stretches of 64 KiB (budget $stretch_budget)"
+fi
 echo "start-up: no RUNPATH, PIE with DT_RELR, zlib/libbz2/libargon2 not linked, no failed library open, openssl.cnf not read (strace$slow)$counted"

@@ -32,13 +32,30 @@ void rw_secure_zero(void *p, size_t n) {
 #include <cpuid.h>
 #include <immintrin.h>
 
+#if __has_include(<sys/platform/x86.h>) && !defined(RW_CPUID_ONLY)
+#include <sys/platform/x86.h>
+#endif
+
+/* Whether the SHA extensions (and the SSE4.1 and SSSE3 the kernel also uses) may be used.
+   glibc 2.33+ answers from what the dynamic loader found at start-up: no CPUID here. In a
+   virtual machine every CPUID traps to the hypervisor, and the four this took were asked
+   again on every call (issue 36: 0.26% of a one-message run's samples). */
 int rw_sha1ni_available(void) {
+#if defined(CPU_FEATURE_ACTIVE)
+    return CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1) && CPU_FEATURE_ACTIVE(SSSE3);
+#else
+    static int known = -1; /* CPUID's answer does not change: asked once (a race asks twice) */
+    int seen = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (seen >= 0) return seen;
     unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    if (!(c & (1u << 19)) || !(c & (1u << 9))) return 0; /* SSE4.1, SSSE3 */
-    if (__get_cpuid_max(0, 0) < 7) return 0;
-    __cpuid_count(7, 0, a, b, c, d);
-    return (int)((b >> 29) & 1u); /* SHA */
+    int sha = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 19)) && (c & (1u << 9)) && __get_cpuid_max(0, 0) >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        sha = (int)((b >> 29) & 1u); /* SHA */
+    }
+    __atomic_store_n(&known, sha, __ATOMIC_RELAXED);
+    return sha;
+#endif
 }
 
 #define RW_TARGET __attribute__((target("sha,sse4.1,ssse3")))

@@ -18,11 +18,11 @@ enum IdentityFiles {
             guard identity != nil else { return nil }
         } catch where error.code == .needsPassphrase && Terminal.canAsk {
             identity = nil
-        } catch where error.code == .needsLibrary && error.description.contains("Botan") {
+        } catch where error.code == .needsLibrary && TextSearch.contains("Botan", in: error.description) {
             // Botan's bcrypt-pbkdf opens it: without Botan, say how to have a key rwsecret reads,
             // with the passphrase kept (the library's words name the key KEY; here, its file).
             let key = Output.escaped(path)
-            throw CommandFailure(.dataError, "\(key): " + error.description.replacing("-f KEY ", with: "-f \(key) "))
+            throw CommandFailure(.dataError, "\(key): " + TextSearch.replacing("-f KEY ", with: "-f \(key) ", in: error.description))
         } catch {
             throw CommandFailure(.dataError, "\(Output.escaped(path)): \(error)")
         }

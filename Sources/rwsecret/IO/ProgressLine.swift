@@ -103,7 +103,7 @@ final class ProgressLine: Sendable {
     static func waiting(_ text: String) -> String {
         // Parts are joined by ", " (a number's own commas have no space after them).
         // The counts come first; then a rate (`/s`), a time left or the time so far (`12 s`, `3 min`, `2 h`).
-        let counts = text.split(separator: ", ").prefix { part in
+        let counts = TextSearch.split(text, separator: ", ").prefix { part in
             !part.hasSuffix("/s") && !part.hasSuffix(" s") && !part.hasSuffix(" min") && !part.hasSuffix(" h") && !part.hasSuffix(" left")
         }.joined(separator: ", ")
         return counts + ", waiting for input"

@@ -268,7 +268,7 @@ final class SecretServiceClient: @unchecked Sendable {
     /// The libsecret errors a user can act on, as advice (see ../shared/notes/keyring-headless.md).
     static func storeError(domain: String, code: Int32, message: String, operation: String) -> StoreError {
         switch (domain, code) {
-        case ("g-io-error-quark", _) where message.contains("autolaunch"):
+        case ("g-io-error-quark", _) where message.containsText("autolaunch"):
             return .unavailable(
                 reason: "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)",
                 advice: "run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS, \(vaultAdvice)")
@@ -282,7 +282,7 @@ final class SecretServiceClient: @unchecked Sendable {
                 advice: "start one (gnome-keyring-daemon --start --components=secrets, or KeePassXC with Secret Service integration), \(vaultAdvice)")
         case ("secret-error", 2):
             return .locked(advice: lockedAdvice)
-        case (_, _) where message.contains("Object does not exist at path"):
+        case (_, _) where message.containsText("Object does not exist at path"):
             return .unavailable(
                 reason: "the keyring has no default collection (it was never unlocked)",
                 advice: "log in to a desktop session or create and unlock one (echo -n PASSWORD | gnome-keyring-daemon --replace --unlock), \(vaultAdvice)")

@@ -14,7 +14,7 @@ extension AgeSSHIdentity {
     package convenience init(key text: String, passphrase: SecretBytes?) throws(ParseError) {
         let trimmed = text.trimmingASCIIWhitespace()
         if Self.pemBegins.contains(where: { trimmed.hasPrefix($0) }) {
-            let encrypted = trimmed.hasPrefix("-----BEGIN ENCRYPTED") || trimmed.contains("Proc-Type: 4,ENCRYPTED")
+            let encrypted = trimmed.hasPrefix("-----BEGIN ENCRYPTED") || trimmed.containsText("Proc-Type: 4,ENCRYPTED")
             if encrypted && passphrase == nil { throw .encrypted }
             try self.init(pem: Array(trimmed.utf8), passphrase: passphrase, encrypted: encrypted)
             return

@@ -7,7 +7,7 @@ extension OpenPGPS2K {
     /// The bytes of work one derivation of a key of `keyLength` bytes costs.
     package func work(keyLength: Int) -> Int {
         switch mode {
-        case .argon2(_, let passes, _, let m):
+        case .argon2(_, let passes, _, _):
             return Int(passes) * memoryPerTry
         case .iterated(let salt, let count):
             let digest = OpenPGPHash.digestSize(hash)

@@ -1,0 +1,1 @@
+../../../rwsecret/Output/TextSearch.swift
