@@ -34,7 +34,7 @@ LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.
 # in a section of its own (-function-sections; the Swift runtime's archives already are), so that
 # lld can put the functions a run executes side by side, in scripts/link-order/rwsecret.order's
 # order (scripts/link-order/generate.sh, `make link-order`): a one-message decrypt faulted in 68
-# stretches of 64 KiB of code, about 26 with it. libgcc's unwinder linked in (libgcc_eh.a, as
+# stretches of 64 KiB of code, 22 with it. libgcc's unwinder linked in (libgcc_eh.a, as
 # libstdc++ is): one shared library less to map and relocate, and no CPUID-probing constructor.
 LIBGCC_EH_A := $(firstword $(wildcard $(shell (clang -print-file-name=libgcc_eh.a; gcc -print-file-name=libgcc_eh.a) 2>/dev/null)))
 LINK_ORDER := $(CURDIR)/scripts/link-order/rwsecret.order

@@ -114,7 +114,7 @@ esac
 # The code a one-message decrypt runs lies in few 64 KiB stretches of the binary (the kernel maps
 # a file's pages 16 at a time, one fault each): the release is linked with its functions in the
 # order scripts/link-order/rwsecret.order gives (Makefile, RELEASE_FLAGS). 68 stretches before
-# (2026-11-29), 24-26 after; the Swift runtime's own archive keeps about 20 of them, its code in
+# (2026-11-29), 22 after; the Swift runtime's own archive keeps about 20 of them, its code in
 # one section. Over the budget: the order file is stale (`make link-order`) or was not used.
 stretch_budget=32
 if [ "${counted#*SKIPPED}" = "$counted" ] && command -v python3 >/dev/null; then
