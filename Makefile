@@ -31,7 +31,7 @@ LIBSTDCXX_A := $(firstword $(wildcard $(shell (clang -print-file-name=libstdc++.
 # the KDF instead of 6.2 M); with it the binary is as fast as the one-module build was
 # (docs/performance.md, "One engine").
 # Code layout (issue 36, docs/performance.md "Code laid out in the order it runs"): every function
-# in a section of its own (-function-sections; the Swift runtime's archives already are), so that
+# in a section of its own (-function-sections; the Swift runtime's archives mostly are already), so that
 # lld can put the functions a run executes side by side, in scripts/link-order/rwsecret.order's
 # order (scripts/link-order/generate.sh, `make link-order`): a one-message decrypt faulted in 68
 # stretches of 64 KiB of code, 22 with it. libgcc's unwinder linked in (libgcc_eh.a, as
