@@ -12,7 +12,10 @@
 #
 # Usage: instructions-outside-kdf.sh OUT BIN ARGS...
 #   The measured run's stdout goes to OUT; with RWS_CALLGRIND_OUT=FILE, its callgrind profile
-#   (every function executed, by symbol) is copied to FILE (check-startup.sh reads it). Prints "OUTSIDE WHOLE" (instructions) and exits 0;
+#   (every function executed outside the KDF, by symbol) is copied to FILE, and with
+#   RWS_CALLGRIND_WHOLE_OUT=FILE the whole run's (check-startup.sh reads both). Function names
+#   are the binary's symbols, as nm prints them (--demangle=no: C++ names stay mangled too), in
+#   an object named as BIN is. Prints "OUTSIDE WHOLE" (instructions) and exits 0;
 #   exits 2 (nothing printed) when valgrind, objcopy or nm is missing; else 1 with the reason on stderr.
 set -u
 out=$1 bin=$2
@@ -20,15 +23,17 @@ shift 2
 for tool in valgrind objcopy nm; do command -v "$tool" >/dev/null || exit 2; done
 fail() { echo "$*" >&2; exit 1; }
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT
-objcopy --strip-debug "$bin" "$dir/rwsecret" || fail "objcopy failed"
-kdf=$(nm "$dir/rwsecret" | awk '{print $NF}' | grep -E '^\$s(11RWSecretKit|12RWSecretCore)6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
+copy="$dir/$(basename "$bin")"
+objcopy --strip-debug "$bin" "$copy" || fail "objcopy failed"
+kdf=$(nm "$copy" | awk '{print $NF}' | grep -E '^\$s(11RWSecretKit|12RWSecretCore)6CryptoO10pbkdf2SHA1_10iterations9keyLength4loop' || true)
 [ "$(printf '%s\n' "$kdf" | grep -c .)" -eq 1 ] || fail "expected exactly one Crypto.pbkdf2SHA1 symbol, found: $kdf"
 collected() { sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$1"; }
-valgrind --tool=callgrind --callgrind-out-file="$dir/whole.out" "$dir/rwsecret" "$@" > /dev/null 2> "$dir/whole.log" \
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$dir/whole.out" "$copy" "$@" > /dev/null 2> "$dir/whole.log" \
   || fail "the run failed under callgrind: $(tail -3 "$dir/whole.log")"
-valgrind --tool=callgrind --callgrind-out-file="$dir/outside.out" --toggle-collect="$kdf" --collect-atstart=yes \
-  "$dir/rwsecret" "$@" > "$out" 2> "$dir/outside.log" || fail "the run failed under callgrind: $(tail -3 "$dir/outside.log")"
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$dir/outside.out" --toggle-collect="$kdf" --collect-atstart=yes \
+  "$copy" "$@" > "$out" 2> "$dir/outside.log" || fail "the run failed under callgrind: $(tail -3 "$dir/outside.log")"
 [ -z "${RWS_CALLGRIND_OUT:-}" ] || cp "$dir/outside.out" "$RWS_CALLGRIND_OUT" || fail "could not copy the profile"
+[ -z "${RWS_CALLGRIND_WHOLE_OUT:-}" ] || cp "$dir/whole.out" "$RWS_CALLGRIND_WHOLE_OUT" || fail "could not copy the whole run's profile"
 whole=$(collected "$dir/whole.log") outside=$(collected "$dir/outside.log")
 [ -n "$whole" ] && [ -n "$outside" ] || fail "callgrind printed no count: $(tail -3 "$dir/whole.log")"
 [ $((whole - outside)) -gt 10000000 ] || fail "the KDF was not excluded ($whole vs $outside)"
