@@ -148,11 +148,14 @@ enum GoalsBench {
         var floors = names.indices.dropFirst(2).dropLast().map { "\(names[$0]) \(String(format: "%.2f×", medians[$0] / medians[1]))" }
         floors.append("KDF \(ms(kdf))")
         if let swiftCrypto = names.firstIndex(of: "Swift + libcrypto init") {
-            floors.append(String(format: "floor = Swift + libcrypto + KDF %.2f×", (medians[swiftCrypto] + kdf) / medians[1]))
+            // rwsecret's floor: one small message makes no provider fetch (AES, SHA-256 and SHA-1
+            // from OpenSSL's built-in method tables; scripts/check-startup.sh counts the calls).
+            let floor = medians[swiftCrypto] + kdf
+            floors.append(String(format: "floor = Swift + libcrypto + KDF %.2f×, rwsecret %.2f× it", floor / medians[1], medians[0] / floor))
             if let cCrypto = names.firstIndex(of: "C + libcrypto init"), let cEVP = names.firstIndex(of: "C + first HMAC and AES") {
-                // What a message needs of OpenSSL beyond its set-up, added to that floor.
+                // What a reader that fetches its HMAC and AES from the provider pays beyond that.
                 let firstUse = medians[cEVP] - medians[cCrypto]
-                floors.append(String(format: "with OpenSSL 3's first use (%.2f ms) %.2f×", firstUse * 1e3, (medians[swiftCrypto] + kdf + firstUse) / medians[1]))
+                floors.append(String(format: "a reader with OpenSSL 3's first fetch (%.2f ms more) %.2f×", firstUse * 1e3, (floor + firstUse) / medians[1]))
             }
         }
         return [Row(what: "(a) one small message, whole process, vs a bare `openssl version`", ratio: ratio, goal: "≤ 1.6×", met: ratio <= 1.6,

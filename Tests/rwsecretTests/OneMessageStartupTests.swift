@@ -11,14 +11,19 @@ import Testing
 struct OneMessageStartupTests {
     let dir = TemporaryFolder()
 
-    /// The system calls of `rwsecret decrypt OPTIONS --password-file PW MSG` (all threads) that
-    /// start a thread or a process, and its stdout.
-    func threadsStarted(_ options: [String]) throws -> (calls: [String], out: String) {
+    /// A password file, a one-line message `rwsecret encrypt` made with it, and the environment.
+    func smallMessage() throws -> (pw: String, file: String, env: [String: String]) {
         let pw = dir.file("pw", "right\n")
         let env = RWSecretProcess.environment(home: dir.url)
         let message = try RWSecretProcess.run(["encrypt", "--password-file", pw], stdin: Data("a small secret\n".utf8), environment: env)
         #expect(message.status == 0, "\(message.stderr)")
-        let file = dir.file("msg", bytes: Array(message.stdout))
+        return (pw, dir.file("msg", bytes: Array(message.stdout)), env)
+    }
+
+    /// The system calls of `rwsecret decrypt OPTIONS --password-file PW MSG` (all threads) that
+    /// start a thread or a process, and its stdout.
+    func threadsStarted(_ options: [String]) throws -> (calls: [String], out: String) {
+        let (pw, file, env) = try smallMessage()
         let trace = dir.url.appendingPathComponent("trace").path
         let result = try RWSecretProcess.run(["-f", "-o", trace, "-e", "trace=clone,clone3,fork,vfork", RWSecretProcess.executable.path, "decrypt"]
                                              + options + ["--password-file", pw, file],
@@ -42,4 +47,23 @@ struct OneMessageStartupTests {
         #expect(out == "a small secret\n")
         #expect(calls.isEmpty, "\(calls)")
     }
+
+    // Not strace's: an LD_PRELOAD shim (Tests/release/big-allocations.c) records each large
+    // allocation. A Swift [UInt8] of 64 KiB is 65,568 bytes (its 32-byte header included).
+    @Test("a one-message decrypt makes two 64 KiB buffers, the line reader's and stdout's (before: four; a zeroed chunk read the password file, and the reader's buffer was copied on its first read)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "no C compiler for the shim"))
+    func largeBuffers() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("release/big-allocations.c")
+        let shim = try Shim.build(String(contentsOf: source, encoding: .utf8), named: "big-allocations", in: dir.url)
+        let (pw, file, env) = try smallMessage()
+        let log = dir.url.appendingPathComponent("allocations").path
+        let result = try RWSecretProcess.run(["decrypt", "--no-store", "--password-file", pw, file],
+                                             environment: env.merging(["LD_PRELOAD": shim, "RWS_BIG_ALLOCATIONS": log]) { $1 }, directory: dir.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.out == "a small secret\n")
+        let sizes = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { Int($0) }
+        let buffers = sizes.filter { (65_536...65_600).contains($0) }
+        #expect(buffers.count == 2, "\(sizes)")
+    }
 }
+

@@ -124,6 +124,39 @@ struct SSHKeyTests {
         #expect(result.out == "opened id_rsa\n\n" || result.out == "opened id_rsa\n", "\(result.out)")
     }
 
+    // A PEM key protected by a passphrase names its cipher on a DEK-Info line, which OpenSSL's
+    // PEM reader looks up in the legacy name table; the tool starts OpenSSL without that table
+    // (OpenSSLStart.withoutLegacyNames), so the library adds those names before reading one.
+    @Test("a passphrase-protected PEM RSA key opens the file, whichever cipher its DEK-Info line names, and PKCS#8 too (before, with no legacy name table: 'the passphrase does not open this key')",
+          .enabled(if: available && PseudoTerminal.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+    func pemRSAWithPassphrase() throws {
+        let phrase = "pem phrase 1"
+        let (key, message) = try keyAndMessage("id_rsa", ["-t", "rsa", "-b", "2048", "-m", "PEM", "-N", phrase])
+        #expect(try String(contentsOfFile: key, encoding: .utf8).contains("DEK-Info: AES-128-CBC,"))
+        let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
+        var keys = [("AES-128-CBC", key)]
+        for cipher in ["aes256", "des3", "camellia256", "aria192"] {
+            let converted = key + "." + cipher
+            let made = try RWSecretProcess.run(["rsa", "-in", key, "-passin", "pass:" + phrase, "-traditional", "-" + cipher, "-passout", "pass:" + phrase, "-out", converted],
+                                               environment: environment, executable: openssl)
+            try #require(made.status == 0, "\(made.stderr)")
+            let line = try #require(try String(contentsOfFile: converted, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("DEK-Info: ") })
+            keys.append((String(line.dropFirst("DEK-Info: ".count).prefix { $0 != "," }), converted))
+        }
+        let pkcs8 = key + ".p8"
+        let made = try RWSecretProcess.run(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", key, "-passin", "pass:" + phrase, "-passout", "pass:" + phrase, "-out", pkcs8],
+                                           environment: environment, executable: openssl)
+        try #require(made.status == 0, "\(made.stderr)")
+        keys.append(("PKCS#8", pkcs8))
+        #expect(keys.map(\.0) == ["AES-128-CBC", "AES-256-CBC", "DES-EDE3-CBC", "CAMELLIA-256-CBC", "ARIA-192-CBC", "PKCS#8"])
+        for (cipher, file) in keys {
+            let line = "\(PseudoTerminal.rwsecret) decrypt --no-store --identity '\(file)' '\(message)'"
+            let session = try PseudoTerminal.run(line, environment: environment, answers: [("Enter passphrase for", phrase)], timeout: 30)
+            #expect(!session.timedOut && session.status == 0, "\(cipher): \(session.raw)")
+            #expect(session.lines.contains("opened id_rsa"), "\(cipher): \(session.lines)")
+        }
+    }
+
     @Test("--to-file with a GitHub .keys list: ecdsa and sk lines are skipped with a warning, the others used (before: the run failed)",
           .enabled(if: available))
     func githubKeys() throws {

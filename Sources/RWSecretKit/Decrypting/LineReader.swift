@@ -39,7 +39,11 @@ public struct LineReader {
     private let lineRead: ((_ line: Int, _ consumed: Int64) -> Void)?
     /// The longest line returned as `text`.
     public let maximumLength: Int
-    private var buffer: [UInt8]
+    /// Made by the first read (`fill`), by the reader's last owner: one made in `init` was
+    /// shared by the copy a caller passes on (`MessageRows(reader)`), and the first read into
+    /// it copied all 64 KiB (copy on write).
+    private var buffer: [UInt8] = []
+    private static let bufferSize = 1 << 16
     private var start = 0
     private var end = 0
     private var atEnd = false
@@ -58,7 +62,6 @@ public struct LineReader {
         self.waiting = waiting
         self.lineRead = lineRead
         self.maximumLength = maximumLength
-        buffer = [UInt8](repeating: 0, count: 1 << 16)
     }
 
     /// Reads the lines of `descriptor`, from where it is, retrying reads that a signal
@@ -83,18 +86,25 @@ public struct LineReader {
     }
 
     private mutating func peek(atLeast count: Int, orLine: Bool) throws(Errno) -> ArraySlice<UInt8> {
-        precondition(lineNumber == 0 && start == 0 && count <= buffer.count, "peek only before the first line, up to 64 KiB")
+        precondition(lineNumber == 0 && start == 0 && count <= Self.bufferSize, "peek only before the first line, up to 64 KiB")
         while end < count && !atEnd && !(orLine && buffer[0..<end].contains(UInt8(ascii: "\n"))) {
             let n = try fill(from: end)
             if n == 0 { atEnd = true }
             end += n
             bytesRead += Int64(n)
         }
-        return buffer[0..<end]
+        // A copy of what was read, not a slice of the buffer: a caller holds it while it peeks
+        // further, and the next read into a buffer it shares copied all 64 KiB (copy on write).
+        return ArraySlice(Array(buffer[0..<end]))
     }
 
     /// One read into the buffer from `offset`.
     private mutating func fill(from offset: Int) throws(Errno) -> Int {
+        if buffer.isEmpty {
+            // Not zeroed: only bytes a read wrote (`start..<end`) are ever looked at, and zeroing
+            // 64 KiB for a file of one small message was 16 page faults (issue 36, row (a)).
+            buffer = [UInt8](unsafeUninitializedCapacity: Self.bufferSize) { _, initialized in initialized = Self.bufferSize }
+        }
         let read = self.read
         // withUnsafeMutableBytes rethrows untyped: the read's Errno is carried out in a Result.
         let result = buffer.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> in

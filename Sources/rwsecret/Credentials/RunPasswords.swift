@@ -48,19 +48,12 @@ enum RunPasswords {
             throw CommandFailure(.noInput, "\(name): \(Errno(rawValue: errno)) (the descriptor is not open)")
         }
         guard (info.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure(.noInput, "\(name): \(Errno(rawValue: EISDIR))") }
-        var bytes: [UInt8] = []
-        defer { SecretBytes.cleanse(&bytes) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 12)
-        defer { SecretBytes.cleanse(&chunk) }
-        while true {
-            let n: Int
-            do throws(Errno) { n = try readUntilFull(fd, into: &chunk) } catch {
+        var bytes = try readToEnd(limit: 16 << 20, tooLarge: CommandFailure(.dataError, "\(name): more than 16 MiB of passwords")) { buffer, count throws(CommandFailure) in
+            do throws(Errno) { return try retryingEINTR { read(fd, buffer, count) } } catch {
                 throw CommandFailure(error.meansMissingInput ? .noInput : .ioError, "\(name): \(error)")
             }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            guard bytes.count <= 16 << 20 else { throw CommandFailure(.dataError, "\(name): more than 16 MiB of passwords") }
         }
+        defer { SecretBytes.cleanse(&bytes) }
         close(fd)
         return try parse(bytes, source: "fd:\(fd)")
     }

@@ -1,6 +1,35 @@
 internal import COpenSSL
+internal import Synchronization
+
+/// How OpenSSL starts in a program in which this library is OpenSSL's only user.
+///
+/// OpenSSL 3 keeps two tables of algorithm names: the name map its providers fill, through
+/// which this library fetches every cipher, digest, MAC and key type, and the legacy table
+/// that `EVP_get_cipherbyname` and `EVP_get_digestbyname` read. By default it fills the
+/// legacy table with every cipher and digest it has, and on the first fetch copies it into the
+/// name map: about 3 M instructions, 0.4 ms of every process that uses OpenSSL at all, a
+/// tenth of a whole `rwsecret decrypt` of one small message.
+///
+/// ```swift
+/// OpenSSLStart.withoutLegacyNames()  // first thing in main
+/// ```
+public enum OpenSSLStart {
+    /// Starts OpenSSL, when this library first needs it, without the legacy name table.
+    ///
+    /// The choice is the whole process's: other code that looks a cipher or digest up by its
+    /// legacy name (`EVP_get_cipherbyname("aes-256-cbc")`) no longer finds it. OpenSSL's PEM
+    /// reader is such code, so the library adds the names a PEM key's `DEK-Info` line gives
+    /// before it reads one. Call it before anything in the process uses OpenSSL; once OpenSSL
+    /// has fetched an algorithm, it changes nothing. The `rwsecret` tool calls it first thing.
+    public static func withoutLegacyNames() {
+        Crypto.legacyNames.store(false, ordering: .relaxed)
+    }
+}
 
 extension Crypto {
+    /// False once `OpenSSLStart.withoutLegacyNames()` was called: read by `library`.
+    static let legacyNames = Atomic<Bool>(true)
+
     /// OpenSSL's library-wide set-up, run before any other OpenSSL call here.
     ///
     /// `OPENSSL_INIT_NO_ATEXIT`: OpenSSL would otherwise free its provider and
@@ -13,13 +42,39 @@ extension Crypto {
     /// and nothing in it applies here: every algorithm is fixed by the RNCryptor format
     /// (AES-256-CBC, HMAC-SHA256/SHA1, SHA-1 for PBKDF2) and comes from the default
     /// provider, which is loaded as OpenSSL's fallback when no configuration loads one.
+    ///
+    /// `OPENSSL_INIT_NO_ADD_ALL_CIPHERS` and `_DIGESTS`, when the program chose so
+    /// (`OpenSSLStart.withoutLegacyNames()`): no legacy name table (`addPEMCipherNames()`).
     private static let library: Void = {
-        let options = UInt64(OPENSSL_INIT_NO_ATEXIT) | UInt64(OPENSSL_INIT_NO_LOAD_CONFIG)
+        var options = UInt64(OPENSSL_INIT_NO_ATEXIT) | UInt64(OPENSSL_INIT_NO_LOAD_CONFIG)
+        if !legacyNames.load(ordering: .relaxed) {
+            options |= UInt64(OPENSSL_INIT_NO_ADD_ALL_CIPHERS) | UInt64(OPENSSL_INIT_NO_ADD_ALL_DIGESTS)
+        }
         precondition(OPENSSL_init_crypto(options, nil) == 1, "OpenSSL could not be initialised")
     }()
 
     /// Makes sure `library` has run (cheap after the first call).
     package static func initializeOpenSSL() { library }
+
+    /// The ciphers a traditional PEM key's `DEK-Info` line may name (`AES-128-CBC` from
+    /// `ssh-keygen -m PEM`, `DES-EDE3-CBC` from older tools, `openssl rsa -traditional -aes256`
+    /// and the like), added to the legacy name table that OpenSSL's PEM reader looks them up in
+    /// (`EVP_get_cipherbyname`): without `OpenSSLStart.withoutLegacyNames()` OpenSSL has added
+    /// them already, and adding one again changes nothing. Those of the legacy provider
+    /// (DES, Blowfish, CAST5, SEED) open only when it is loaded, as before. (Debian builds no IDEA.)
+    private static let pemCipherNames: Void = {
+        initializeOpenSSL()
+        let ciphers: [OpaquePointer?] = [
+            EVP_aes_128_cbc(), EVP_aes_192_cbc(), EVP_aes_256_cbc(), EVP_des_ede3_cbc(), EVP_des_cbc(),
+            EVP_camellia_128_cbc(), EVP_camellia_192_cbc(), EVP_camellia_256_cbc(),
+            EVP_aria_128_cbc(), EVP_aria_192_cbc(), EVP_aria_256_cbc(),
+            EVP_seed_cbc(), EVP_bf_cbc(), EVP_cast5_cbc(),
+        ]
+        for cipher in ciphers { _ = EVP_add_cipher(cipher) }
+    }()
+
+    /// Makes sure the names of `pemCipherNames` are there: before OpenSSL's PEM reader runs.
+    package static func addPEMCipherNames() { pemCipherNames }
 
     /// Cryptographically secure random bytes from OpenSSL's `RAND_bytes`.
     package static func randomBytes(count: Int) -> [UInt8] {

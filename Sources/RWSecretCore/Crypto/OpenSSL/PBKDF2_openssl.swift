@@ -31,9 +31,9 @@ extension Crypto {
         precondition(iterations >= 1 && keyLength >= 1, "PBKDF2 needs at least one iteration and one byte")
         precondition(iterations <= Int(UInt32.max), "PBKDF2 iteration count out of range")
         guard !requests.isEmpty else { return [] }
-        // A password longer than 64 bytes is hashed with OpenSSL's SHA1(), which in OpenSSL 3
-        // goes through EVP and would initialise the library itself, configuration included,
-        // if the set-up thread had not done it yet (scripts/check-startup.sh holds it back).
+        // OpenSSL set up our way first (no configuration read): a long password was once hashed
+        // with SHA1(), whose EVP call initialised the library itself, configuration included,
+        // when the set-up thread had not done it yet (scripts/check-startup.sh holds it back).
         initializeOpenSSL()
         let blocksPerKey = (keyLength + 19) / 20
         let chainCount = requests.count * blocksPerKey
@@ -104,9 +104,16 @@ extension Crypto {
         let u1 = key + 148
         let counter = key + 168
 
-        // RFC 2104: a key longer than the block is replaced by its hash.
+        // RFC 2104: a key longer than the block is replaced by its hash. SHA1_Init/Update/Final
+        // (the method table these chains use), not the one-shot SHA1(): in OpenSSL 3 that goes
+        // through EVP_Q_digest, whose first call fetches from the provider, filling the name map
+        // and building every digest (0.35 ms). The SHA kernel's known answers hash a 70-byte
+        // password, so every run on a CPU with SHA-NI paid it (never under valgrind, which has no
+        // SHA-NI: callgrind's counts could not see it; OneMessageStartupTests counts the calls).
         if password.count > 64 {
-            SHA1(password.baseAddress!.assumingMemoryBound(to: UInt8.self), password.count, key)
+            SHA1_Init(&context)
+            SHA1_Update(&context, password.baseAddress, password.count)
+            SHA1_Final(key, &context)
         } else if password.count > 0 {
             key.initialize(from: password.baseAddress!.assumingMemoryBound(to: UInt8.self), count: password.count)
         }

@@ -191,7 +191,7 @@ extension RSAKey {
     /// (`Proc-Type: 4,ENCRYPTED`, `ENCRYPTED PRIVATE KEY`) with `passphrase`. Nil when OpenSSL
     /// cannot read it (a wrong passphrase among the reasons) or it is not RSA.
     convenience init?(pem: [UInt8], passphrase: SecretBytes?) {
-        Crypto.initializeOpenSSL()
+        Crypto.addPEMCipherNames()
         guard let bio = pem.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return nil }
         defer { BIO_free(bio) }
         // OpenSSL takes the passphrase as a NUL-terminated string when there is no callback.
