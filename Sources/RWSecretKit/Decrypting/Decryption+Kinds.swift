@@ -80,7 +80,7 @@ extension Decryption {
     package func walk<K: MessageKind>(_ kind: K.Type, input: () -> KindInput, identities: IdentityChain, position: Int, budget: TryBudget,
                                       costly: Bool, into sink: MemoryPlaintext, offered: inout Offered) throws -> Result<MessageKinds.Decrypted, KindFailure> {
         let runOnly = client.runOnlyPasswords
-        let files = Self.fitting(identities.fileIdentities(), to: kind)
+        let files = Self.fitting(identities.fileIdentities(at: position), to: kind)
         offered = Offered(passwords: runOnly.count, identities: files.count)
         let first = walk(kind, input: input, passwords: runOnly, identities: files, position: position, budget: budget, costly: costly, into: sink)
         guard case .failure(let failure) = first, case .noMatch = failure.error else { return first }
@@ -88,7 +88,7 @@ extension Decryption {
         let stored: [NamedIdentity]
         // A store that cannot be opened throws (`StoreError`, or what the client's opener threw).
         chain = try client.chainHead()?.chainPasswords() ?? []
-        stored = Self.fitting(try identities.storedIdentities(), to: kind)
+        stored = Self.fitting(try identities.storedIdentities(at: position), to: kind)
         // The run's passwords were tried already (the chain holds them, or a stored copy).
         let rest = chain.filter { password in !runOnly.contains { $0.secret.isEqual(to: password.secret) } }
         offered.passwords += rest.count

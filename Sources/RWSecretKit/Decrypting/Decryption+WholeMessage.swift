@@ -237,7 +237,7 @@ extension Decryption {
             }
             let opened = try result.get()
             // An identity that opened it goes first from now on (a password: `finished(openedBy:)`).
-            if case .identity(let name) = opened.openedBy { identities.finished(openedBy: name) }
+            if case .identity(let name) = opened.openedBy { identities.finished(openedBy: name, at: position) }
             return .success(Opened(kind: MessageOpener.Kind(opened.kind), openedBy: opened.openedBy, tried: opened.tried, cost: opened.cost?.words,
                                    literal: opened.literal, plaintext: []))
         }
