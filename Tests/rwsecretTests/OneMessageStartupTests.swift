@@ -53,8 +53,7 @@ struct OneMessageStartupTests {
     @Test("a one-message decrypt makes two 64 KiB buffers, the line reader's and stdout's (before: four; a zeroed chunk read the password file, and the reader's buffer was copied on its first read)",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "no C compiler for the shim"))
     func largeBuffers() throws {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("release/big-allocations.c")
-        let shim = try Shim.build(String(contentsOf: source, encoding: .utf8), named: "big-allocations", in: dir.url)
+        let shim = try Shim.buildRelease("big-allocations", in: dir.url)
         let (pw, file, env) = try smallMessage()
         let log = dir.url.appendingPathComponent("allocations").path
         let result = try RWSecretProcess.run(["decrypt", "--no-store", "--password-file", pw, file],

@@ -22,13 +22,9 @@ import RWSecretKit
 struct OpenSSLCallsTests {
     let dir = TemporaryFolder()
 
-    /// The shim: Tests/release/openssl-calls.c (scripts/check-startup.sh builds it for the release binary).
-    static let countCalls = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("release/openssl-calls.c")
-
-    /// Runs `arguments` under the shim; returns the result and how often each counted function was called.
+    /// Runs `arguments` under the shim (Tests/release/openssl-calls.c); returns the result and how often each counted function was called.
     func calls(_ arguments: [String], stdin: Data = Data()) throws -> (RWSecretProcess.Result, [String: Int]) {
-        let shim = try Shim.build(String(contentsOf: Self.countCalls, encoding: .utf8), named: "openssl-calls", in: dir.url)
+        let shim = try Shim.buildRelease("openssl-calls", in: dir.url)
         let log = dir.url.appendingPathComponent("calls-\(UUID().uuidString)").path
         let environment = RWSecretProcess.environment(home: dir.url, extra: ["LD_PRELOAD": shim, "RWS_OPENSSL_CALLS": log])
         let result = try RWSecretProcess.run(arguments, stdin: stdin, environment: environment, directory: dir.url)

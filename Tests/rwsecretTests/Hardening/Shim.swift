@@ -77,5 +77,12 @@ enum Shim {
         return so.path
     }
 
+    /// Compiles the shim `Tests/release/NAME.c` (one source with scripts/check-startup.sh, which
+    /// builds it for the release binary) into `folder`; returns its path.
+    static func buildRelease(_ name: String, in folder: URL) throws -> String {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try build(String(contentsOf: tests.appendingPathComponent("release/\(name).c"), encoding: .utf8), named: name, in: folder)
+    }
+
     enum ShimError: Error { case compileFailed(String) }
 }
